@@ -1,0 +1,26 @@
+//! Board vocabulary and rules: squares, bitboards, pieces, moves, positions,
+//! FEN and move notation, move generation and the game record.
+
+mod bitboard;
+mod color;
+mod fen;
+mod game;
+pub(crate) mod movegen;
+mod mv;
+mod notation;
+mod piece;
+mod position;
+mod square;
+mod variant;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use color::{ByColor, Color};
+pub use fen::ParseFenError;
+pub use game::{EndReason, Game, GameEnd, FORTY_MOVE_PLIES};
+pub use mv::{Move, MoveList, MAX_MOVES, MAX_PATH};
+pub use notation::ParseMoveError;
+pub use piece::{Piece, Role};
+pub use position::{Outcome, Position};
+pub use square::Square;
+pub use variant::{English, Mini, ParseVariantError, Rules, Variant};

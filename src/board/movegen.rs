@@ -1,0 +1,291 @@
+//! Legal move generation, generic over [`Rules`].
+//!
+//! Captures are generated first, and quiet moves only when there are none.
+//! English capture sequences are followed depth-first (a man that is crowned
+//! stops); mini-checkers captures are single jumps, and a side with no move
+//! whose opponent can still move gets the `pass` move.
+
+use super::{Color, Move, MoveList, Position, Rules};
+
+pub(crate) const DL: u8 = 0;
+pub(crate) const DR: u8 = 1;
+pub(crate) const UL: u8 = 2;
+pub(crate) const UR: u8 = 3;
+
+/// One step in direction `d` (DL, DR, UL, UR) for every square of `b`.
+#[inline(always)]
+pub(crate) fn step<R: Rules>(b: u32, d: u8) -> u32 {
+    match d {
+        DL => R::down_left(b),
+        DR => R::down_right(b),
+        UL => R::up_left(b),
+        _ => R::up_right(b),
+    }
+}
+
+/// The opposite direction.
+#[inline(always)]
+pub(crate) const fn reverse(d: u8) -> u8 {
+    d ^ 3
+}
+
+/// Crowning row of `color`'s men.
+#[inline(always)]
+pub(crate) fn crown_row<R: Rules>(color: Color) -> u32 {
+    match color {
+        Color::Black => R::BOTTOM,
+        Color::White => R::TOP,
+    }
+}
+
+/// The two forward directions of `color`'s men.
+#[inline(always)]
+pub(crate) const fn forward(color: Color) -> [u8; 2] {
+    match color {
+        Color::Black => [DL, DR],
+        Color::White => [UL, UR],
+    }
+}
+
+/// Where generated moves go: a list, or a counter.
+pub(crate) trait Sink {
+    fn emit(&mut self, from: u8, to: u8, len: u8, captured: u32, path: u64);
+}
+
+impl Sink for MoveList {
+    #[inline(always)]
+    fn emit(&mut self, from: u8, to: u8, len: u8, captured: u32, path: u64) {
+        self.push(Move::capture_raw(from, to, len, captured, path));
+    }
+}
+
+/// Counts capture sequences without building them.
+pub(crate) struct Counter(pub u64);
+
+impl Sink for Counter {
+    #[inline(always)]
+    fn emit(&mut self, _: u8, _: u8, _: u8, _: u32, _: u64) {
+        self.0 += 1;
+    }
+}
+
+/// The side's pieces split for generation.
+#[derive(Clone, Copy)]
+struct Sides {
+    men: u32,
+    kings: u32,
+    opp: u32,
+    empty: u32,
+    color: Color,
+}
+
+impl Sides {
+    #[inline(always)]
+    fn of<R: Rules>(pos: &Position) -> Sides {
+        let own = pos.pieces(pos.turn()).0;
+        let opp = pos.pieces(!pos.turn()).0;
+        let kings = pos.kings().0 & own;
+        Sides {
+            men: own & !kings,
+            kings,
+            opp,
+            empty: R::ALL & !(own | opp),
+            color: pos.turn(),
+        }
+    }
+}
+
+/// Squares of `movers` that can jump in direction `d`.
+#[inline(always)]
+fn jumpers<R: Rules>(movers: u32, d: u8, opp: u32, empty: u32) -> u32 {
+    let r = reverse(d);
+    step::<R>(step::<R>(empty, r) & opp, r) & movers
+}
+
+#[inline(always)]
+fn has_capture<R: Rules>(s: &Sides) -> bool {
+    let [a, b] = forward(s.color);
+    let all = s.men | s.kings;
+    let mut j = jumpers::<R>(all, a, s.opp, s.empty) | jumpers::<R>(all, b, s.opp, s.empty);
+    if s.kings != 0 {
+        let [c, d] = forward(!s.color);
+        j |= jumpers::<R>(s.kings, c, s.opp, s.empty) | jumpers::<R>(s.kings, d, s.opp, s.empty);
+    }
+    j != 0
+}
+
+/// Follows every capture sequence of the piece now on `cur` (a bit).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
+    sink: &mut S,
+    color: Color,
+    from: u8,
+    cur: u32,
+    captured: u32,
+    opp: u32,
+    empty: u32,
+    path: u64,
+    len: u8,
+) {
+    let mut extended = false;
+    for d in 0..4u8 {
+        if !KING {
+            let fwd = forward(color);
+            if d != fwd[0] && d != fwd[1] {
+                continue;
+            }
+        }
+        let mid = step::<R>(cur, d) & opp & !captured;
+        if mid == 0 {
+            continue;
+        }
+        let land = step::<R>(mid, d) & empty;
+        if land == 0 {
+            continue;
+        }
+        extended = true;
+        let li = land.trailing_zeros() as u8;
+        let npath = path | ((li as u64) << (5 * len as u64));
+        let ncap = captured | mid;
+        if !R::KINGS_AND_MULTI_JUMPS || (!KING && land & crown_row::<R>(color) != 0) {
+            sink.emit(from, li, len + 1, ncap, npath);
+        } else {
+            jump_dfs::<R, KING, S>(sink, color, from, land, ncap, opp, empty, npath, len + 1);
+        }
+    }
+    if !extended && len > 0 {
+        sink.emit(from, cur.trailing_zeros() as u8, len, captured, path);
+    }
+}
+
+#[inline]
+fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
+    let mut men = s.men;
+    while men != 0 {
+        let b = men & men.wrapping_neg();
+        men ^= b;
+        let from = b.trailing_zeros() as u8;
+        jump_dfs::<R, false, S>(sink, s.color, from, b, 0, s.opp, s.empty | b, 0, 0);
+    }
+    let mut kings = s.kings;
+    while kings != 0 {
+        let b = kings & kings.wrapping_neg();
+        kings ^= b;
+        let from = b.trailing_zeros() as u8;
+        jump_dfs::<R, true, S>(sink, s.color, from, b, 0, s.opp, s.empty | b, 0, 0);
+    }
+}
+
+#[inline]
+fn gen_quiets<R: Rules>(s: &Sides, list: &mut MoveList) {
+    let all = s.men | s.kings;
+    let fwd = forward(s.color);
+    let bwd = forward(!s.color);
+    for (d, movers) in [
+        (fwd[0], all),
+        (fwd[1], all),
+        (bwd[0], s.kings),
+        (bwd[1], s.kings),
+    ] {
+        if movers == 0 {
+            continue;
+        }
+        let mut targets = step::<R>(movers, d) & s.empty;
+        let r = reverse(d);
+        while targets != 0 {
+            let t = targets & targets.wrapping_neg();
+            targets ^= t;
+            let from = step::<R>(t, r).trailing_zeros() as u8;
+            let to = t.trailing_zeros() as u8;
+            list.push(Move::capture_raw(from, to, 1, 0, to as u64));
+        }
+    }
+}
+
+#[inline(always)]
+fn count_quiets<R: Rules>(s: &Sides) -> u64 {
+    let all = s.men | s.kings;
+    let [a, b] = forward(s.color);
+    let mut n =
+        (step::<R>(all, a) & s.empty).count_ones() + (step::<R>(all, b) & s.empty).count_ones();
+    if s.kings != 0 {
+        let [c, d] = forward(!s.color);
+        n += (step::<R>(s.kings, c) & s.empty).count_ones()
+            + (step::<R>(s.kings, d) & s.empty).count_ones();
+    }
+    n as u64
+}
+
+/// Whether the game is over in mini-checkers because a side has no pieces.
+#[inline(always)]
+fn mini_someone_empty(pos: &Position) -> bool {
+    pos.pieces(Color::Black).0 == 0 || pos.pieces(Color::White).0 == 0
+}
+
+/// Whether the side to move has a move other than `pass`.
+#[inline]
+pub(crate) fn has_real_move<R: Rules>(pos: &Position) -> bool {
+    let s = Sides::of::<R>(pos);
+    count_quiets::<R>(&s) > 0 || has_capture::<R>(&s)
+}
+
+/// Whether the side to move may only pass (mini-checkers).
+#[inline]
+fn mini_must_pass<R: Rules>(pos: &Position) -> bool {
+    !mini_someone_empty(pos) && has_real_move::<R>(&pos.with_turn(!pos.turn()))
+}
+
+/// Every legal move, with every capture path (duplicates kept).
+pub(crate) fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    if !R::KINGS_AND_MULTI_JUMPS && mini_someone_empty(pos) {
+        return;
+    }
+    let s = Sides::of::<R>(pos);
+    if has_capture::<R>(&s) {
+        gen_captures::<R, MoveList>(&s, list);
+        return;
+    }
+    gen_quiets::<R>(&s, list);
+    if !R::KINGS_AND_MULTI_JUMPS && list.is_empty() && mini_must_pass::<R>(pos) {
+        list.push(Move::PASS);
+    }
+}
+
+/// Only the captures (empty when there are none), every path.
+pub(crate) fn generate_captures<R: Rules>(pos: &Position, list: &mut MoveList) {
+    list.clear();
+    if !R::KINGS_AND_MULTI_JUMPS && mini_someone_empty(pos) {
+        return;
+    }
+    let s = Sides::of::<R>(pos);
+    if has_capture::<R>(&s) {
+        gen_captures::<R, MoveList>(&s, list);
+    }
+}
+
+/// Whether the side to move has a capture.
+pub(crate) fn can_capture<R: Rules>(pos: &Position) -> bool {
+    let s = Sides::of::<R>(pos);
+    has_capture::<R>(&s)
+}
+
+/// The number of legal moves, every capture path counted (perft's bulk count).
+#[inline]
+pub(crate) fn count<R: Rules>(pos: &Position) -> u64 {
+    if !R::KINGS_AND_MULTI_JUMPS && mini_someone_empty(pos) {
+        return 0;
+    }
+    let s = Sides::of::<R>(pos);
+    if has_capture::<R>(&s) {
+        let mut c = Counter(0);
+        gen_captures::<R, Counter>(&s, &mut c);
+        return c.0;
+    }
+    let n = count_quiets::<R>(&s);
+    if !R::KINGS_AND_MULTI_JUMPS && n == 0 && mini_must_pass::<R>(pos) {
+        return 1;
+    }
+    n
+}

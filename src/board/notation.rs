@@ -1,0 +1,119 @@
+//! Move text: `11-15`, `22x15x8`, the short `22x8` when unambiguous, and `pass`.
+
+use super::{Move, Position, Square};
+
+/// A move that can't be read or isn't legal here. Each variant keeps the text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseMoveError {
+    /// Not move syntax at all.
+    #[error("bad move '{0}': expected squares joined by '-' or 'x' (11-15, 22x15x8) or pass")]
+    Syntax(String),
+    /// A square number outside the board.
+    #[error("bad move '{text}': square {square} is off the board (1-{max})")]
+    Square {
+        /// The move text.
+        text: String,
+        /// The offending number.
+        square: u64,
+        /// The highest square number.
+        max: u32,
+    },
+    /// Well-formed but not legal in the position.
+    #[error("illegal move '{text}'; legal moves: {legal}")]
+    Illegal {
+        /// The move text.
+        text: String,
+        /// The legal moves, space-separated (`none` when there are none).
+        legal: String,
+    },
+    /// A short form that fits several legal moves.
+    #[error("ambiguous move '{text}': could be {candidates}")]
+    Ambiguous {
+        /// The move text.
+        text: String,
+        /// The matching moves, space-separated.
+        candidates: String,
+    },
+}
+
+fn join(moves: impl IntoIterator<Item = Move>) -> String {
+    let v: Vec<String> = moves.into_iter().map(|m| m.to_string()).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(" ")
+    }
+}
+
+impl Position {
+    /// Reads a move and finds it among the legal moves of this position.
+    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        let t = text.trim();
+        let shown: String = t.chars().take(80).collect();
+        if t.eq_ignore_ascii_case("pass") {
+            let legal = self.legal_moves();
+            return if legal.contains(&Move::PASS) {
+                Ok(Move::PASS)
+            } else {
+                Err(ParseMoveError::Illegal {
+                    text: shown,
+                    legal: join(legal.iter().copied()),
+                })
+            };
+        }
+        if t.is_empty() || t.len() > 120 {
+            return Err(ParseMoveError::Syntax(shown));
+        }
+        let max = self.variant().squares();
+        let mut squares = Vec::new();
+        for part in t.split(['-', 'x', 'X']) {
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) || part.len() > 6 {
+                return Err(ParseMoveError::Syntax(shown));
+            }
+            let v: u64 = part
+                .parse()
+                .map_err(|_| ParseMoveError::Syntax(shown.clone()))?;
+            if v < 1 || v > max as u64 {
+                return Err(ParseMoveError::Square {
+                    text: shown,
+                    square: v,
+                    max,
+                });
+            }
+            squares.push(Square::from_number(v as u32).expect("checked"));
+        }
+        if squares.len() < 2 {
+            return Err(ParseMoveError::Syntax(shown));
+        }
+        let distinct = self.legal_moves();
+        let (from, to) = (squares[0], squares[squares.len() - 1]);
+        if squares.len() == 2 {
+            let c: Vec<Move> = distinct
+                .iter()
+                .copied()
+                .filter(|m| !m.is_pass() && m.from() == from && m.to() == to)
+                .collect();
+            return match c.len() {
+                1 => Ok(c[0]),
+                0 => Err(ParseMoveError::Illegal {
+                    text: shown,
+                    legal: join(distinct.iter().copied()),
+                }),
+                _ => Err(ParseMoveError::Ambiguous {
+                    text: shown,
+                    candidates: join(c),
+                }),
+            };
+        }
+        let all = self.legal_moves_all_paths();
+        all.iter()
+            .copied()
+            .find(|m| {
+                !m.is_pass() && m.from() == from && m.landings().eq(squares[1..].iter().copied())
+            })
+            .ok_or(ParseMoveError::Illegal {
+                text: shown,
+                legal: join(distinct.iter().copied()),
+            })
+    }
+}

@@ -1,0 +1,16 @@
+//! kingme: a checkers engine for English draughts (8x8) and 6x6 mini-checkers.
+//!
+//! # Layout
+//!
+//! - [`board`]: the rules. `Bitboard`, `Square`, `Color`, `Piece`, `Move`,
+//!   `MoveList`, `Position` (FEN in and out, Zobrist key), move notation, legal
+//!   move generation per variant behind the [`board::Rules`] trait, and `Game`
+//!   (history, undo, repetition, the 40-move rule, results).
+//! - [`perft`]: move-tree counting, the check on move generation.
+//!
+//! Text goes in through `FromStr`/`parse_*` and out through `Display`.
+
+pub mod board;
+pub mod perft;
+
+pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};

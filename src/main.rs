@@ -1,0 +1,109 @@
+//! The `kingme` command line: the engine on stdio (default), and tools.
+
+use clap::{Args, Parser, Subcommand};
+use kingme::board::{Position, Variant};
+use kingme::perft::{self, Counting};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kingme",
+    version,
+    about = "A checkers engine: English draughts (8x8) and mini-checkers (6x6)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count leaf nodes of the move tree, one line per depth from 1 to DEPTH.
+    Perft(PerftArgs),
+    /// Count leaf nodes under each root move at DEPTH.
+    Divide(PerftArgs),
+}
+
+#[derive(Args, Debug)]
+struct PerftArgs {
+    /// Rules to use: english or mini.
+    #[arg(long, default_value = "english")]
+    variant: Variant,
+    /// Start from this PDN FEN instead of the start position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Count duplicate capture paths (same start, end and captures) once.
+    #[arg(long)]
+    distinct: bool,
+    /// Depth in plies (1-30).
+    #[arg(value_parser = clap::value_parser!(u32).range(1..=30))]
+    depth: u32,
+}
+
+fn position_of(a: &PerftArgs) -> Result<Position, String> {
+    match &a.fen {
+        Some(f) => Position::from_fen(a.variant, f).map_err(|e| e.to_string()),
+        None => Ok(Position::startpos(a.variant)),
+    }
+}
+
+fn run_perft(a: &PerftArgs, split: bool) -> Result<(), String> {
+    let pos = position_of(a)?;
+    let counting = if a.distinct {
+        Counting::Distinct
+    } else {
+        Counting::AllPaths
+    };
+    println!(
+        "# variant {} fen {} ({})",
+        a.variant,
+        pos,
+        counting.describe()
+    );
+    if split {
+        let t = Instant::now();
+        let rows = perft::divide(&pos, a.depth, counting);
+        let mut total = 0;
+        for (m, n) in &rows {
+            println!("{m} {n}");
+            total += n;
+        }
+        println!(
+            "moves {} total {} time {:.3}s",
+            rows.len(),
+            total,
+            t.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
+    for d in 1..=a.depth {
+        let t = Instant::now();
+        let n = perft::perft(&pos, d, counting);
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "perft {d} {n} time {secs:.3}s leaves/s {:.1}M",
+            n as f64 / secs.max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Some(Command::Perft(a)) => run_perft(&a, false),
+        Some(Command::Divide(a)) => run_perft(&a, true),
+        None => {
+            use clap::CommandFactory;
+            Cli::command().print_help().map_err(|e| e.to_string())
+        }
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

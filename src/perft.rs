@@ -1,0 +1,102 @@
+//! Perft: counting the leaves of the legal move tree, the standard test of a
+//! move generator.
+
+use crate::board::movegen;
+use crate::board::{Move, MoveList, Position, Rules, Variant};
+use crate::with_rules;
+
+/// How capture paths that take the same pieces to the same square are counted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Counting {
+    /// Every capture path is a move (the published figures: OEIS A133046, Cake, pydraughts).
+    #[default]
+    AllPaths,
+    /// Paths with the same start, end and captured set count once (as play sees them).
+    Distinct,
+}
+
+impl Counting {
+    /// A short description for output.
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Counting::AllPaths => "every capture path counted",
+            Counting::Distinct => "distinct moves counted (duplicate capture paths merged)",
+        }
+    }
+}
+
+fn moves_for(pos: &Position, counting: Counting) -> MoveList {
+    match counting {
+        Counting::AllPaths => pos.legal_moves_all_paths(),
+        Counting::Distinct => pos.legal_moves(),
+    }
+}
+
+#[inline]
+fn perft_all<R: Rules>(pos: &Position, depth: u32) -> u64 {
+    if depth <= 1 {
+        return if depth == 0 {
+            1
+        } else {
+            movegen::count::<R>(pos)
+        };
+    }
+    let mut list = MoveList::new();
+    movegen::generate::<R>(pos, &mut list);
+    let mut n = 0;
+    for &m in list.iter() {
+        let mut child = *pos;
+        child.apply::<R, false>(m);
+        n += perft_all::<R>(&child, depth - 1);
+    }
+    n
+}
+
+fn perft_distinct<R: Rules>(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut list = MoveList::new();
+    movegen::generate::<R>(pos, &mut list);
+    if R::KINGS_AND_MULTI_JUMPS {
+        list.dedup_effects();
+    }
+    if depth == 1 {
+        return list.len() as u64;
+    }
+    let mut n = 0;
+    for &m in list.iter() {
+        let mut child = *pos;
+        child.apply::<R, false>(m);
+        n += perft_distinct::<R>(&child, depth - 1);
+    }
+    n
+}
+
+/// The number of leaf nodes `depth` plies below `pos` (a `pass` is one move).
+#[must_use]
+pub fn perft(pos: &Position, depth: u32, counting: Counting) -> u64 {
+    with_rules!(pos.variant(), R => match counting {
+        Counting::AllPaths => perft_all::<R>(pos, depth),
+        Counting::Distinct => perft_distinct::<R>(pos, depth),
+    })
+}
+
+/// Perft split by root move: each root move with the leaf count below it.
+#[must_use]
+pub fn divide(pos: &Position, depth: u32, counting: Counting) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    moves_for(pos, counting)
+        .iter()
+        .map(|&m| (m, perft(&pos.after(m), depth - 1, counting)))
+        .collect()
+}
+
+/// Perft of the start position of `variant` (convenience for tests and benches).
+#[must_use]
+pub fn perft_start(variant: Variant, depth: u32, counting: Counting) -> u64 {
+    perft(&Position::startpos(variant), depth, counting)
+}
