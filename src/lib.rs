@@ -14,3 +14,7 @@ pub mod board;
 pub mod perft;
 
 pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};
+pub mod engine;
+pub mod eval;
+pub mod search;
+pub mod bench;

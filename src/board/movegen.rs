@@ -253,18 +253,6 @@ pub(crate) fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
     }
 }
 
-/// Only the captures (empty when there are none), every path.
-pub(crate) fn generate_captures<R: Rules>(pos: &Position, list: &mut MoveList) {
-    list.clear();
-    if !R::KINGS_AND_MULTI_JUMPS && mini_someone_empty(pos) {
-        return;
-    }
-    let s = Sides::of::<R>(pos);
-    if has_capture::<R>(&s) {
-        gen_captures::<R, MoveList>(&s, list);
-    }
-}
-
 /// Whether the side to move has a capture.
 pub(crate) fn can_capture<R: Rules>(pos: &Position) -> bool {
     let s = Sides::of::<R>(pos);

@@ -1,0 +1,92 @@
+//! `kingme bench`: fixed positions searched to fixed depths on one thread with
+//! fresh tables. The node total is a signature of search behaviour.
+
+use crate::board::{Game, Position, Variant};
+use crate::engine::{Engine, Event, Limits};
+use std::time::{Duration, Instant};
+
+/// Positions and depths searched by the bench.
+pub const POSITIONS: &[(Variant, &str, u32)] = &[
+    (
+        Variant::English,
+        "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+        15,
+    ),
+    (
+        Variant::English,
+        "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,10,11,12,13,2,3,4,6,7,8,9",
+        14,
+    ),
+    (
+        Variant::English,
+        "B:W18,19,21,23,24,26,27,29,30,31,32:B1,2,3,5,6,7,9,10,11,12,14",
+        14,
+    ),
+    (
+        Variant::English,
+        "W:W14,18,22,25,26,27,29,30:B1,3,5,6,9,11,12,15",
+        16,
+    ),
+    (Variant::English, "B:WK14,K22,27:B3,K9,12", 20),
+    (Variant::Mini, "B:W13,14,15,16,17,18:B1,2,3,4,5,6", 12),
+    (Variant::Mini, "W:W10,13,15,16,17:B2,4,5,7,8", 12),
+];
+
+/// One bench line.
+#[derive(Clone, Debug)]
+pub struct BenchRow {
+    /// The position.
+    pub fen: String,
+    /// Variant.
+    pub variant: Variant,
+    /// Depth searched.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+    /// Best move found.
+    pub best: String,
+}
+
+/// Runs the bench; `depth_delta` shifts every depth (negative for a quick run).
+#[must_use]
+pub fn run(depth_delta: i32) -> Vec<BenchRow> {
+    let mut rows = Vec::new();
+    for &(variant, fen, depth) in POSITIONS {
+        let pos = match Position::from_fen(variant, fen) {
+            Ok(p) => p,
+            Err(_) => continue,
+        };
+        let depth = (depth as i32 + depth_delta).max(1) as u32;
+        let mut engine = Engine::new();
+        let game = Game::from_position(pos);
+        let t = Instant::now();
+        let events = engine.search_blocking(
+            &game,
+            Limits {
+                depth: Some(depth),
+                ..Default::default()
+            },
+        );
+        let time = t.elapsed();
+        let mut nodes = 0;
+        let mut best = String::from("none");
+        for e in events {
+            match e {
+                Event::Info(i) => nodes = i.nodes,
+                Event::BestMove { mv: Some(m), .. } => best = m.to_string(),
+                _ => {}
+            }
+        }
+        rows.push(BenchRow {
+            fen: fen.to_string(),
+            variant,
+            depth,
+            nodes,
+            time,
+            best,
+        });
+    }
+    rows
+}

@@ -1,0 +1,233 @@
+//! Static evaluation per variant, in centi-men (100 = one man) from the side to
+//! move's point of view.
+
+use crate::board::{Color, Position, Rules, Variant};
+use crate::board::{English, Mini};
+
+/// Tunable weights of the English evaluation, in centi-men.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EnglishWeights {
+    /// Value of a man.
+    pub man: i32,
+    /// Value of a king.
+    pub king: i32,
+    /// Per row a man has advanced, scaled up as material comes off.
+    pub advance: i32,
+    /// Per man still guarding the back rank bridge squares while the opponent has no kings.
+    pub back_guard: i32,
+    /// Per piece on the eight central squares.
+    pub centre: i32,
+    /// Per quiet move available (difference between the sides).
+    pub mobility: i32,
+    /// Per man with a clear path to the crowning row.
+    pub runaway: i32,
+    /// Per king that cannot move.
+    pub trapped_king: i32,
+    /// Bonus per man of material lead as pieces come off (encourages trading when ahead), per 24ths.
+    pub trade_down: i32,
+    /// Per king on the edge of the board.
+    pub king_edge: i32,
+}
+
+impl Default for EnglishWeights {
+    fn default() -> Self {
+        EnglishWeights {
+            man: 100,
+            king: 140,
+            advance: 3,
+            back_guard: 12,
+            centre: 6,
+            mobility: 2,
+            runaway: 40,
+            trapped_king: 30,
+            trade_down: 6,
+            king_edge: 8,
+        }
+    }
+}
+
+const CENTRE8: u32 =
+    (1 << 9) | (1 << 10) | (1 << 13) | (1 << 14) | (1 << 17) | (1 << 18) | (1 << 21) | (1 << 22);
+/// Bridge squares: Black 1 and 3, White 30 and 32.
+const BLACK_GUARD: u32 = (1 << 0) | (1 << 2);
+const WHITE_GUARD: u32 = (1 << 29) | (1 << 31);
+const EDGE8: u32 = (1 << 3)
+    | (1 << 4)
+    | (1 << 11)
+    | (1 << 12)
+    | (1 << 19)
+    | (1 << 20)
+    | (1 << 27)
+    | (1 << 28)
+    | 0x0000_000f
+    | 0xf000_0000;
+
+/// The evaluation of `pos` (side to move's view), with the default weights.
+#[must_use]
+pub fn evaluate(pos: &Position) -> i32 {
+    match pos.variant() {
+        Variant::English => evaluate_english(pos, &EnglishWeights::default()),
+        Variant::Mini => evaluate_mini(pos),
+    }
+}
+
+fn row_of<R: Rules>(sq: u32) -> i32 {
+    (sq / R::W) as i32
+}
+
+/// Squares from which a man of `color` on `sq` could be stopped: the cone ahead.
+fn cone<R: Rules>(sq: u8, color: Color) -> u32 {
+    let (row, col) = R::VARIANT.row_col(sq);
+    let mut m = 0u32;
+    let n = R::SIZE as i32;
+    let rows: Vec<i32> = match color {
+        Color::Black => ((row as i32 + 1)..n).collect(),
+        Color::White => (0..row as i32).rev().collect(),
+    };
+    for r in rows {
+        let dist = (r - row as i32).abs();
+        for c in (col as i32 - dist - 1).max(0)..=(col as i32 + dist + 1).min(n - 1) {
+            if let Some(i) = R::VARIANT.index_at(r as u32, c as u32) {
+                m |= 1 << i;
+            }
+        }
+    }
+    m
+}
+
+/// English evaluation with explicit weights.
+#[must_use]
+pub fn evaluate_english(pos: &Position, w: &EnglishWeights) -> i32 {
+    type R = English;
+    let us = pos.turn();
+    let mut score = [0i32; 2];
+    let total = pos.occupied().count() as i32;
+    let kings = pos.kings().0;
+    for (i, color) in Color::ALL.into_iter().enumerate() {
+        let own = pos.pieces(color).0;
+        let opp = pos.pieces(!color).0;
+        let men = own & !kings;
+        let k = own & kings;
+        let mut s = w.man * men.count_ones() as i32 + w.king * k.count_ones() as i32;
+        // advancement, stronger in the endgame
+        let mut adv = 0;
+        let mut bits = men;
+        while bits != 0 {
+            let sq = bits.trailing_zeros();
+            bits &= bits - 1;
+            let r = row_of::<R>(sq);
+            let a = match color {
+                Color::Black => r,
+                Color::White => 7 - r,
+            };
+            adv += a;
+            // runaway: nothing of the opponent's in the cone ahead and within 3 rows
+            if (7 - a) <= 3 && cone::<R>(sq as u8, color) & opp == 0 {
+                s += w.runaway * (4 - (7 - a)) / 3;
+            }
+        }
+        s += adv * w.advance * (32 - total) / 16;
+        let opp_kings = opp & kings;
+        let guard = match color {
+            Color::Black => BLACK_GUARD,
+            Color::White => WHITE_GUARD,
+        };
+        if opp_kings == 0 {
+            s += w.back_guard * (men & guard).count_ones() as i32;
+        }
+        s += w.centre * (own & CENTRE8).count_ones() as i32;
+        s -= w.king_edge * (k & EDGE8).count_ones() as i32;
+        // trapped kings
+        let empty = !(own | opp) & R::ALL;
+        let mut kb = k;
+        while kb != 0 {
+            let b = kb & kb.wrapping_neg();
+            kb ^= b;
+            let moves =
+                (R::down_left(b) | R::down_right(b) | R::up_left(b) | R::up_right(b)) & empty;
+            if moves == 0 {
+                s -= w.trapped_king;
+            }
+        }
+        // mobility (quiet moves)
+        let fwd = match color {
+            Color::Black => {
+                (R::down_left(own) & empty).count_ones() + (R::down_right(own) & empty).count_ones()
+            }
+            Color::White => {
+                (R::up_left(own) & empty).count_ones() + (R::up_right(own) & empty).count_ones()
+            }
+        };
+        let back = match color {
+            Color::Black => {
+                (R::up_left(k) & empty).count_ones() + (R::up_right(k) & empty).count_ones()
+            }
+            Color::White => {
+                (R::down_left(k) & empty).count_ones() + (R::down_right(k) & empty).count_ones()
+            }
+        };
+        s += w.mobility * (fwd + back) as i32;
+        score[i] = s;
+    }
+    let (b, wh) = (score[0], score[1]);
+    // trade down when ahead: lead scaled by how much has come off
+    let mat = |c: Color| pos.men(c).count() as i32 * 100 + pos.kings_of(c).count() as i32 * 140;
+    let lead = mat(Color::Black) - mat(Color::White);
+    let trade = lead * w.trade_down * (24 - total).max(0) / (24 * 10);
+    let black_view = b - wh + trade;
+    if us == Color::Black {
+        black_view
+    } else {
+        -black_view
+    }
+}
+
+/// Heuristic mini evaluation (the exact solver is preferred where available).
+#[must_use]
+pub fn evaluate_mini(pos: &Position) -> i32 {
+    type R = Mini;
+    let mut v = [0i32; 2];
+    for (i, color) in Color::ALL.into_iter().enumerate() {
+        let own = pos.pieces(color).0;
+        let mut s = 100 * own.count_ones() as i32;
+        let mut bits = own;
+        while bits != 0 {
+            let sq = bits.trailing_zeros();
+            bits &= bits - 1;
+            let r = row_of::<R>(sq);
+            // pieces on the far row are stuck: worth a little less than active ones
+            let a = match color {
+                Color::Black => r,
+                Color::White => 5 - r,
+            };
+            s += if a == 5 { -10 } else { 2 * a };
+        }
+        v[i] = s;
+    }
+    let black_view = v[0] - v[1];
+    if pos.turn() == Color::Black {
+        black_view
+    } else {
+        -black_view
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_is_balanced_and_symmetric() {
+        for v in Variant::ALL {
+            let p = Position::startpos(v);
+            assert_eq!(evaluate(&p), -evaluate(&p.with_turn(Color::White)));
+        }
+    }
+
+    #[test]
+    fn material_dominates() {
+        let up = Position::from_fen(Variant::English, "B:W21,22,23:B1,2,3,4").unwrap();
+        assert!(evaluate(&up) > 50);
+        assert!(evaluate(&up.with_turn(Color::White)) < -50);
+    }
+}
