@@ -23,6 +23,8 @@ enum Command {
     Perft(PerftArgs),
     /// Count leaf nodes under each root move at DEPTH.
     Divide(PerftArgs),
+    /// Solve a mini-checkers position exactly: its value and each move's value.
+    Solve(SolveArgs),
 }
 
 #[derive(Args, Debug)]
@@ -89,11 +91,55 @@ fn run_perft(a: &PerftArgs, split: bool) -> Result<(), String> {
     Ok(())
 }
 
+#[derive(Args, Debug)]
+struct SolveArgs {
+    /// Rules to use: only mini can be solved.
+    #[arg(long, default_value = "mini")]
+    variant: Variant,
+    /// Solve this PDN FEN instead of the start position.
+    #[arg(long)]
+    fen: Option<String>,
+}
+
+fn run_solve(a: &SolveArgs) -> Result<(), String> {
+    use kingme::solve::MiniSolver;
+    if a.variant != Variant::Mini {
+        return Err(format!(
+            "variant {} can't be solved: only mini is small enough",
+            a.variant
+        ));
+    }
+    let pos = match &a.fen {
+        Some(f) => Position::from_fen(a.variant, f).map_err(|e| e.to_string())?,
+        None => Position::startpos(a.variant),
+    };
+    let t = Instant::now();
+    let mut solver = MiniSolver::new();
+    let mut progress = |n: usize| {
+        if t.elapsed().as_secs_f64() >= 1.0 {
+            eprintln!("info solving: {n} positions, {:.1}s", t.elapsed().as_secs_f64());
+        }
+    };
+    let value = solver.value_with_progress(&pos, &mut progress);
+    println!(
+        "value {value} fen {pos} positions {} table {:.1}MB time {:.3}s",
+        solver.len(),
+        solver.table_bytes() as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
+    for (m, v) in solver.move_values(&pos) {
+        println!("{m} {v}");
+    }
+    Ok(())
+}
+
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
         Some(Command::Perft(a)) => run_perft(&a, false),
         Some(Command::Divide(a)) => run_perft(&a, true),
+        Some(Command::Solve(a)) => run_solve(&a),
         None => {
             use clap::CommandFactory;
             Cli::command().print_help().map_err(|e| e.to_string())

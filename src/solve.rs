@@ -1,0 +1,600 @@
+//! The exact game-theoretic value of mini-checkers positions.
+//!
+//! Every mini-checkers game ends (every real move advances a piece, and a
+//! `pass` only happens when the opponent can move), so the game tree is a
+//! finite DAG and its value is known exactly: win, draw or loss for the side to
+//! move, and how many plies the game lasts with best play.
+//!
+//! - [`GameValue`] is such a value, ordered from the mover's point of view.
+//! - [`MiniSolver`] solves positions on demand and remembers every value it found.
+//! - [`MiniTablebase::global`] is a shared, read-only table of every position
+//!   reachable from the start position, built on first use, which also answers
+//!   for positions outside it (from a FEN, say).
+//!
+//! A position is identified by its black men, white men and side to move
+//! (mini-checkers has no kings); the Zobrist key is not used.
+
+use crate::board::movegen;
+use crate::board::{Color, Mini, Move, MoveList, Position, Variant};
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::{Mutex, OnceLock};
+
+/// Who wins with best play, from the point of view of the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ValueKind {
+    /// The side to move wins.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move loses.
+    Loss,
+}
+
+impl ValueKind {
+    /// The lower-case word: `win`, `draw` or `loss`.
+    #[must_use]
+    pub const fn word(self) -> &'static str {
+        match self {
+            ValueKind::Win => "win",
+            ValueKind::Draw => "draw",
+            ValueKind::Loss => "loss",
+        }
+    }
+}
+
+/// The exact value of a mini-checkers position for the side to move: the
+/// result with best play and the number of plies (a `pass` is a ply) until
+/// the game ends.
+///
+/// With best play the winner ends the game as soon as it can and the loser
+/// makes it last as long as it can. A draw's `plies` is a convention: the
+/// length of the shortest line to the end in which neither side ever plays a
+/// move that gives up the draw (both sides prefer the shorter draw).
+///
+/// The order is "better for the side to move": a win sooner > a win later >
+/// a shorter draw > a longer draw > a loss later > a loss sooner. So the value
+/// of a position is the greatest of its moves' values.
+///
+/// Displays as `win 17`, `draw 30`, `loss 12`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct GameValue {
+    /// The result for the side to move.
+    pub kind: ValueKind,
+    /// Plies to the end of the game with best play.
+    pub plies: u32,
+}
+
+impl GameValue {
+    /// The side to move wins in `plies` plies.
+    #[must_use]
+    pub const fn win(plies: u32) -> GameValue {
+        GameValue {
+            kind: ValueKind::Win,
+            plies,
+        }
+    }
+
+    /// A draw, the game ending in `plies` plies.
+    #[must_use]
+    pub const fn draw(plies: u32) -> GameValue {
+        GameValue {
+            kind: ValueKind::Draw,
+            plies,
+        }
+    }
+
+    /// The side to move loses in `plies` plies.
+    #[must_use]
+    pub const fn loss(plies: u32) -> GameValue {
+        GameValue {
+            kind: ValueKind::Loss,
+            plies,
+        }
+    }
+
+    /// The same value seen by the other side (win and loss swap, plies stay).
+    #[must_use]
+    pub const fn flipped(self) -> GameValue {
+        let kind = match self.kind {
+            ValueKind::Win => ValueKind::Loss,
+            ValueKind::Draw => ValueKind::Draw,
+            ValueKind::Loss => ValueKind::Win,
+        };
+        GameValue {
+            kind,
+            plies: self.plies,
+        }
+    }
+
+    /// The value of a move for the side that plays it, given `self`, the value
+    /// of the position after the move (from the opponent's point of view).
+    #[must_use]
+    pub const fn before_move(self) -> GameValue {
+        let v = self.flipped();
+        GameValue {
+            kind: v.kind,
+            plies: v.plies + 1,
+        }
+    }
+
+    /// The value of a finished game with `ours` pieces for the side to move and
+    /// `theirs` for the other: more pieces wins, equal is a draw, 0 plies.
+    #[must_use]
+    pub const fn finished(ours: u32, theirs: u32) -> GameValue {
+        if ours > theirs {
+            GameValue::win(0)
+        } else if ours < theirs {
+            GameValue::loss(0)
+        } else {
+            GameValue::draw(0)
+        }
+    }
+
+    /// Whether the side to move wins.
+    #[must_use]
+    pub const fn is_win(self) -> bool {
+        matches!(self.kind, ValueKind::Win)
+    }
+
+    /// Whether the game is drawn.
+    #[must_use]
+    pub const fn is_draw(self) -> bool {
+        matches!(self.kind, ValueKind::Draw)
+    }
+
+    /// Whether the side to move loses.
+    #[must_use]
+    pub const fn is_loss(self) -> bool {
+        matches!(self.kind, ValueKind::Loss)
+    }
+
+    /// Packs into 16 bits for the tables (kind in the top two bits, never 0).
+    const fn pack(self) -> u16 {
+        let k = match self.kind {
+            ValueKind::Loss => 1u16,
+            ValueKind::Draw => 2,
+            ValueKind::Win => 3,
+        };
+        (k << 14) | (self.plies as u16 & 0x3fff)
+    }
+
+    const fn unpack(p: u16) -> GameValue {
+        let plies = (p & 0x3fff) as u32;
+        match p >> 14 {
+            3 => GameValue::win(plies),
+            2 => GameValue::draw(plies),
+            _ => GameValue::loss(plies),
+        }
+    }
+}
+
+impl Ord for GameValue {
+    fn cmp(&self, other: &GameValue) -> Ordering {
+        use ValueKind::{Draw, Loss, Win};
+        let rank = |k: ValueKind| match k {
+            Loss => 0,
+            Draw => 1,
+            Win => 2,
+        };
+        match (self.kind, other.kind) {
+            (Win, Win) | (Draw, Draw) => other.plies.cmp(&self.plies),
+            (Loss, Loss) => self.plies.cmp(&other.plies),
+            (a, b) => rank(a).cmp(&rank(b)),
+        }
+    }
+}
+
+impl PartialOrd for GameValue {
+    fn partial_cmp(&self, other: &GameValue) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for GameValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind.word(), self.plies)
+    }
+}
+
+/// The table key of a mini position: black men in bits 0-17, white men in
+/// bits 18-35, bit 36 set when White is to move, bit 37 always set.
+#[inline(always)]
+fn key_of(pos: &Position) -> u64 {
+    let b = pos.pieces(Color::Black).0 as u64;
+    let w = pos.pieces(Color::White).0 as u64;
+    let t = u64::from(pos.turn() == Color::White);
+    b | (w << 18) | (t << 36) | (1 << 37)
+}
+
+/// An open-addressing map from position keys to packed values, one `u64` a
+/// slot (`key << 16 | value`, 0 for empty).
+#[derive(Clone)]
+struct Table {
+    slots: Vec<u64>,
+    len: usize,
+    shift: u32,
+}
+
+impl Table {
+    const MIN_BITS: u32 = 12;
+
+    fn new() -> Table {
+        Table {
+            slots: vec![0; 1 << Self::MIN_BITS],
+            len: 0,
+            shift: 64 - Self::MIN_BITS,
+        }
+    }
+
+    #[inline(always)]
+    fn home(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<GameValue> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                return None;
+            }
+            if e >> 16 == key {
+                return Some(GameValue::unpack(e as u16));
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Inserts a key known to be absent.
+    #[inline]
+    fn insert_new(&mut self, key: u64, v: GameValue) {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        self.place((key << 16) | u64::from(v.pack()));
+        self.len += 1;
+    }
+
+    #[inline]
+    fn place(&mut self, entry: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(entry >> 16);
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = entry;
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![0; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        for e in old {
+            if e != 0 {
+                self.place(e);
+            }
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        let mut bits = Self::MIN_BITS;
+        while (self.len * 4) > (3usize << bits) {
+            bits += 1;
+        }
+        if bits < 64 - self.shift {
+            let old = std::mem::replace(&mut self.slots, vec![0; 1 << bits]);
+            self.shift = 64 - bits;
+            for e in old {
+                if e != 0 {
+                    self.place(e);
+                }
+            }
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<u64>()
+    }
+}
+
+/// Most moves a mini position can have: two per piece off the far row.
+const MAX_CHILDREN: usize = 32;
+
+/// How often (in new positions) the progress callback is called.
+const PROGRESS_EVERY: usize = 1 << 20;
+
+/// The children of `pos`, or `None` when the game is over. Kept out of line so
+/// the move list does not sit in every frame of the recursion.
+#[inline(never)]
+fn children(pos: &Position, out: &mut [Position; MAX_CHILDREN]) -> usize {
+    let mut list = MoveList::new();
+    movegen::generate::<Mini>(pos, &mut list);
+    let n = list.len().min(MAX_CHILDREN);
+    for (slot, &m) in out.iter_mut().zip(list.iter()) {
+        let mut c = *pos;
+        c.apply::<Mini, false>(m);
+        *slot = c;
+    }
+    n
+}
+
+fn terminal_value(pos: &Position) -> GameValue {
+    let us = pos.turn();
+    GameValue::finished(pos.pieces(us).count(), pos.pieces(!us).count())
+}
+
+/// Memoised negamax over the game DAG; `memo` receives every new value,
+/// `base` (read-only) is consulted first.
+struct Search<'a> {
+    memo: &'a mut Table,
+    base: Option<&'a Table>,
+    progress: Option<&'a mut dyn FnMut(usize)>,
+    next_report: usize,
+}
+
+impl Search<'_> {
+    fn value(&mut self, pos: &Position) -> GameValue {
+        let key = key_of(pos);
+        if let Some(v) = self.base.and_then(|b| b.get(key)) {
+            return v;
+        }
+        if let Some(v) = self.memo.get(key) {
+            return v;
+        }
+        let mut kids = [*pos; MAX_CHILDREN];
+        let n = children(pos, &mut kids);
+        let v = if n == 0 {
+            terminal_value(pos)
+        } else {
+            let mut best = GameValue::loss(0);
+            for c in &kids[..n] {
+                best = best.max(self.value(c).before_move());
+            }
+            best
+        };
+        self.memo.insert_new(key, v);
+        if self.memo.len >= self.next_report {
+            self.next_report += PROGRESS_EVERY;
+            if let Some(f) = self.progress.as_mut() {
+                f(self.memo.len);
+            }
+        }
+        v
+    }
+}
+
+fn assert_mini(pos: &Position) {
+    assert!(
+        pos.variant() == Variant::Mini,
+        "the solver only knows mini-checkers, not {}",
+        pos.variant()
+    );
+}
+
+/// Each legal move with its value for the mover, best first.
+fn move_values_with(
+    pos: &Position,
+    mut value: impl FnMut(&Position) -> GameValue,
+) -> Vec<(Move, GameValue)> {
+    assert_mini(pos);
+    let mut out: Vec<(Move, GameValue)> = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| (m, value(&pos.after(m)).before_move()))
+        .collect();
+    out.sort_by_key(|&(_, v)| std::cmp::Reverse(v));
+    out
+}
+
+/// A mini-checkers solver that remembers the value of every position it has
+/// solved, so later questions about them are table lookups.
+///
+/// All methods panic if given a position of another variant.
+#[derive(Clone)]
+pub struct MiniSolver {
+    table: Table,
+}
+
+impl Default for MiniSolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for MiniSolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MiniSolver")
+            .field("positions", &self.table.len)
+            .finish()
+    }
+}
+
+impl MiniSolver {
+    /// A solver that knows nothing yet.
+    #[must_use]
+    pub fn new() -> MiniSolver {
+        MiniSolver {
+            table: Table::new(),
+        }
+    }
+
+    /// The exact value of `pos` for its side to move.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    pub fn value(&mut self, pos: &Position) -> GameValue {
+        self.value_with_progress(pos, &mut |_| {})
+    }
+
+    /// [`MiniSolver::value`], calling `progress` with the number of positions
+    /// known so far every million or so new positions.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    pub fn value_with_progress(
+        &mut self,
+        pos: &Position,
+        progress: &mut dyn FnMut(usize),
+    ) -> GameValue {
+        assert_mini(pos);
+        let next_report = (self.table.len / PROGRESS_EVERY + 1) * PROGRESS_EVERY;
+        Search {
+            memo: &mut self.table,
+            base: None,
+            progress: Some(progress),
+            next_report,
+        }
+        .value(pos)
+    }
+
+    /// Every legal move of `pos` with its value for the side to move (the value
+    /// of the position it leads to, seen from the mover), best first. Empty
+    /// when the game is over.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    pub fn move_values(&mut self, pos: &Position) -> Vec<(Move, GameValue)> {
+        move_values_with(pos, |c| self.value(c))
+    }
+
+    /// A best move of `pos` (the first of [`MiniSolver::move_values`]), or
+    /// `None` when the game is over.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    pub fn best_move(&mut self, pos: &Position) -> Option<Move> {
+        self.move_values(pos).first().map(|&(m, _)| m)
+    }
+
+    /// The number of positions whose value is known.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.table.len
+    }
+
+    /// Whether no position has been solved yet.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.table.len == 0
+    }
+
+    /// Bytes of memory the value table occupies.
+    #[must_use]
+    pub fn table_bytes(&self) -> usize {
+        self.table.bytes()
+    }
+}
+
+/// The values of every position reachable from the mini start position (either
+/// side to move first), shared read-only between threads, plus a locked cache
+/// for positions outside that set.
+///
+/// All methods panic if given a position of another variant.
+pub struct MiniTablebase {
+    main: Table,
+    extra: Mutex<Table>,
+}
+
+impl fmt::Debug for MiniTablebase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MiniTablebase")
+            .field("positions", &self.main.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MiniTablebase {
+    /// Solves every position reachable from the start position, with Black
+    /// and with White to move first, calling `progress` with the number of
+    /// positions so far every million or so.
+    #[must_use]
+    pub fn build(progress: &mut dyn FnMut(usize)) -> MiniTablebase {
+        let mut s = MiniSolver::new();
+        let start = Position::startpos(Variant::Mini);
+        s.value_with_progress(&start, progress);
+        s.value_with_progress(&start.with_turn(Color::White), progress);
+        let mut main = s.table;
+        main.shrink_to_fit();
+        MiniTablebase {
+            main,
+            extra: Mutex::new(Table::new()),
+        }
+    }
+
+    /// The process-wide tablebase, built (silently) by the first caller; the
+    /// build takes well under a minute and others wait for it.
+    #[must_use]
+    pub fn global() -> &'static MiniTablebase {
+        static TB: OnceLock<MiniTablebase> = OnceLock::new();
+        TB.get_or_init(|| MiniTablebase::build(&mut |_| {}))
+    }
+
+    /// The exact value of `pos` for its side to move: a lookup for positions
+    /// reachable from the start, otherwise solved (under a lock) and cached.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    pub fn value(&self, pos: &Position) -> GameValue {
+        assert_mini(pos);
+        if let Some(v) = self.main.get(key_of(pos)) {
+            return v;
+        }
+        let mut extra = self
+            .extra
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Search {
+            memo: &mut extra,
+            base: Some(&self.main),
+            progress: None,
+            next_report: usize::MAX,
+        }
+        .value(pos)
+    }
+
+    /// Every legal move of `pos` with its value for the side to move, best
+    /// first; empty when the game is over.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    #[must_use]
+    pub fn move_values(&self, pos: &Position) -> Vec<(Move, GameValue)> {
+        move_values_with(pos, |c| self.value(c))
+    }
+
+    /// A best move of `pos`, or `None` when the game is over.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    #[must_use]
+    pub fn best_move(&self, pos: &Position) -> Option<Move> {
+        self.move_values(pos).first().map(|&(m, _)| m)
+    }
+
+    /// Whether `pos` is in the precomputed set (reachable from the start).
+    #[must_use]
+    pub fn contains(&self, pos: &Position) -> bool {
+        pos.variant() == Variant::Mini && self.main.get(key_of(pos)).is_some()
+    }
+
+    /// The number of positions in the precomputed set.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.main.len
+    }
+
+    /// Whether the precomputed set is empty (never, once built).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.main.len == 0
+    }
+
+    /// Bytes of memory the precomputed table occupies.
+    #[must_use]
+    pub fn table_bytes(&self) -> usize {
+        self.main.bytes()
+    }
+}
