@@ -7,11 +7,15 @@
 //!   move generation per variant behind the [`board::Rules`] trait, and `Game`
 //!   (history, undo, repetition, the 40-move rule, results).
 //! - [`perft`]: move-tree counting, the check on move generation.
+//! - [`solve`]: the exact value (win, draw or loss, and plies to the end) of
+//!   any mini-checkers position: `GameValue`, `MiniSolver`, and the shared
+//!   `MiniTablebase` of every position reachable from the start.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
 pub mod perft;
+pub mod solve;
 
 pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};
 pub mod engine;
