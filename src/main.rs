@@ -23,6 +23,13 @@ enum Command {
     Perft(PerftArgs),
     /// Count leaf nodes under each root move at DEPTH.
     Divide(PerftArgs),
+    /// Search fixed positions to fixed depths (one thread, fresh tables) and print
+    /// the node signature and speed.
+    Bench {
+        /// Add this to every bench depth (negative for a quicker run).
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+        depth_delta: i32,
+    },
     /// Solve a mini-checkers position exactly: its value and each move's value.
     Solve(SolveArgs),
 }
@@ -38,6 +45,10 @@ struct PerftArgs {
     /// Count duplicate capture paths (same start, end and captures) once.
     #[arg(long)]
     distinct: bool,
+    /// Size in MiB of a table of subtree counts (0: no table, plain bulk counting).
+    /// Ignored with --distinct.
+    #[arg(long, default_value_t = 0)]
+    hash: usize,
     /// Depth in plies (1-30).
     #[arg(value_parser = clap::value_parser!(u32).range(1..=30))]
     depth: u32,
@@ -79,9 +90,13 @@ fn run_perft(a: &PerftArgs, split: bool) -> Result<(), String> {
         );
         return Ok(());
     }
+    let mut table = (a.hash > 0 && !a.distinct).then(|| perft::PerftTable::new(a.hash));
     for d in 1..=a.depth {
         let t = Instant::now();
-        let n = perft::perft(&pos, d, counting);
+        let n = match table.as_mut() {
+            Some(tb) => perft::perft_with_table(&pos, d, tb),
+            None => perft::perft(&pos, d, counting),
+        };
         let secs = t.elapsed().as_secs_f64();
         println!(
             "perft {d} {n} time {secs:.3}s leaves/s {:.1}M",
@@ -117,7 +132,10 @@ fn run_solve(a: &SolveArgs) -> Result<(), String> {
     let mut solver = MiniSolver::new();
     let mut progress = |n: usize| {
         if t.elapsed().as_secs_f64() >= 1.0 {
-            eprintln!("info solving: {n} positions, {:.1}s", t.elapsed().as_secs_f64());
+            eprintln!(
+                "info solving: {n} positions, {:.1}s",
+                t.elapsed().as_secs_f64()
+            );
         }
     };
     let value = solver.value_with_progress(&pos, &mut progress);
@@ -133,12 +151,38 @@ fn run_solve(a: &SolveArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_bench(depth_delta: i32) {
+    let t = Instant::now();
+    let rows = kingme::bench::run(depth_delta);
+    let mut nodes = 0;
+    for r in &rows {
+        println!(
+            "{} depth {} nodes {} time {:.3}s best {} fen {}",
+            r.variant,
+            r.depth,
+            r.nodes,
+            r.time.as_secs_f64(),
+            r.best,
+            r.fen
+        );
+        nodes += r.nodes;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "nodes {nodes} time {secs:.3}s nps {:.0}",
+        nodes as f64 / secs.max(1e-9)
+    );
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
         Some(Command::Perft(a)) => run_perft(&a, false),
         Some(Command::Divide(a)) => run_perft(&a, true),
+        Some(Command::Bench { depth_delta }) => {
+            run_bench(depth_delta);
+            Ok(())
+        }
         Some(Command::Solve(a)) => run_solve(&a),
         None => {
             use clap::CommandFactory;

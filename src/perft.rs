@@ -74,6 +74,57 @@ fn perft_distinct<R: Rules>(pos: &Position, depth: u32) -> u64 {
     n
 }
 
+/// A table of subtree counts keyed by position and depth, for hashed perft.
+pub struct PerftTable {
+    slots: Vec<(u64, u64)>,
+    mask: usize,
+}
+
+impl PerftTable {
+    /// A table of about `mib` MiB (a power of two of 16-byte slots, at least 1024).
+    #[must_use]
+    pub fn new(mib: usize) -> PerftTable {
+        let n = ((mib.max(1) << 20) / 16).next_power_of_two() / 2;
+        let n = n.max(1024);
+        PerftTable {
+            slots: vec![(0, 0); n],
+            mask: n - 1,
+        }
+    }
+}
+
+const fn depth_key(depth: u32) -> u64 {
+    (depth as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+}
+
+fn perft_hashed<R: Rules>(pos: &Position, depth: u32, t: &mut PerftTable) -> u64 {
+    if depth <= 2 {
+        return perft_all::<R>(pos, depth);
+    }
+    let key = pos.hash() ^ depth_key(depth);
+    let slot = key as usize & t.mask;
+    if t.slots[slot].0 == key {
+        return t.slots[slot].1;
+    }
+    let mut list = MoveList::new();
+    movegen::generate::<R>(pos, &mut list);
+    let mut n = 0;
+    for &m in list.iter() {
+        let mut child = *pos;
+        child.apply::<R, true>(m);
+        n += perft_hashed::<R>(&child, depth - 1, t);
+    }
+    t.slots[slot] = (key, n);
+    n
+}
+
+/// Perft with a table of subtree counts (every capture path counted): the same
+/// figures as [`perft`], faster when transpositions are common.
+#[must_use]
+pub fn perft_with_table(pos: &Position, depth: u32, table: &mut PerftTable) -> u64 {
+    with_rules!(pos.variant(), R => perft_hashed::<R>(pos, depth, table))
+}
+
 /// The number of leaf nodes `depth` plies below `pos` (a `pass` is one move).
 #[must_use]
 pub fn perft(pos: &Position, depth: u32, counting: Counting) -> u64 {

@@ -220,6 +220,10 @@ impl MoveList {
 
     /// Removes moves with the same effect as an earlier one (duplicate capture paths).
     pub fn dedup_effects(&mut self) {
+        // two paths with the same effect need a loop: at least four jumps
+        if !self.iter().any(|m| m.len >= 4) {
+            return;
+        }
         let mut j = 0;
         for i in 0..self.len {
             let m = self[i];

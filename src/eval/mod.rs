@@ -76,24 +76,42 @@ fn row_of<R: Rules>(sq: u32) -> i32 {
 }
 
 /// Squares from which a man of `color` on `sq` could be stopped: the cone ahead.
-fn cone<R: Rules>(sq: u8, color: Color) -> u32 {
-    let (row, col) = R::VARIANT.row_col(sq);
+const fn cone(sq: u8, black: bool) -> u32 {
+    let v = Variant::English;
+    let (row, col) = v.row_col(sq);
+    let (row, col) = (row as i32, col as i32);
     let mut m = 0u32;
-    let n = R::SIZE as i32;
-    let rows: Vec<i32> = match color {
-        Color::Black => ((row as i32 + 1)..n).collect(),
-        Color::White => (0..row as i32).rev().collect(),
-    };
-    for r in rows {
-        let dist = (r - row as i32).abs();
-        for c in (col as i32 - dist - 1).max(0)..=(col as i32 + dist + 1).min(n - 1) {
-            if let Some(i) = R::VARIANT.index_at(r as u32, c as u32) {
-                m |= 1 << i;
+    let mut r = 0i32;
+    while r < 8 {
+        let ahead = if black { r > row } else { r < row };
+        if ahead {
+            let dist = if r > row { r - row } else { row - r };
+            let mut c = col - dist - 1;
+            while c <= col + dist + 1 {
+                if c >= 0 && c < 8 {
+                    if let Some(i) = v.index_at(r as u32, c as u32) {
+                        m |= 1 << i;
+                    }
+                }
+                c += 1;
             }
         }
+        r += 1;
     }
     m
 }
+
+const fn cones(black: bool) -> [u32; 32] {
+    let mut t = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = cone(i as u8, black);
+        i += 1;
+    }
+    t
+}
+
+static CONES: [[u32; 32]; 2] = [cones(true), cones(false)];
 
 /// English evaluation with explicit weights.
 #[must_use]
@@ -122,7 +140,7 @@ pub fn evaluate_english(pos: &Position, w: &EnglishWeights) -> i32 {
             };
             adv += a;
             // runaway: nothing of the opponent's in the cone ahead and within 3 rows
-            if (7 - a) <= 3 && cone::<R>(sq as u8, color) & opp == 0 {
+            if (7 - a) <= 3 && CONES[i][sq as usize] & opp == 0 {
                 s += w.runaway * (4 - (7 - a)) / 3;
             }
         }
