@@ -296,12 +296,8 @@ impl Position {
 
     /// Checks the invariants a FEN or hand-made position must satisfy.
     pub fn validate(&self) -> Result<(), &'static str> {
-        let all = Bitboard((1u64 << self.variant.squares()) as u32 - 1);
-        let all = if self.variant.squares() == 32 {
-            Bitboard(u32::MAX)
-        } else {
-            all
-        };
+        // Computed in u64: `(1 << 32) as u32 - 1` overflows (a panic in debug builds).
+        let all = Bitboard(((1u64 << self.variant.squares()) - 1) as u32);
         if (self.pieces.black & self.pieces.white).any() {
             return Err("a square holds pieces of both colours");
         }
