@@ -10,11 +10,18 @@
 //! - [`solve`]: the exact value (win, draw or loss, and plies to the end) of
 //!   any mini-checkers position: `GameValue`, `MiniSolver`, and the shared
 //!   `MiniTablebase` of every position reachable from the start.
+//! - [`protocol`]: the kingme line protocol (`protocol/PROTOCOL.md`): the nom
+//!   parsed `Command`, the `Response` lines, and the transport-independent
+//!   `Session` state machine.
+//! - [`server`]: the transports driving a `Session`: stdio (the default) and
+//!   TCP (`--listen`), with line, connection, search and idle limits.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
 pub mod perft;
+pub mod protocol;
+pub mod server;
 pub mod solve;
 
 pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};

@@ -15,6 +15,60 @@ use std::time::Instant;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+/// With no subcommand: the engine on stdio, or a TCP server with `--listen`.
+#[derive(Args, Debug)]
+struct ServeArgs {
+    /// Serve the protocol over TCP on this address (e.g. 127.0.0.1:7777) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// Clients must send `auth TOKEN` before anything else.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+    /// TCP: connections served at once (one more gets an error line).
+    #[arg(long, default_value_t = 1024)]
+    max_connections: usize,
+    /// TCP: searches running at once across all clients [default: number of cores].
+    #[arg(long)]
+    max_searches: Option<usize>,
+    /// TCP: close a connection after this many seconds without input.
+    #[arg(long, default_value_t = 600)]
+    idle_timeout: u64,
+    /// TCP: largest Hash (MiB) a client may set.
+    #[arg(long, default_value_t = 64)]
+    max_hash: usize,
+    /// Longest accepted line in bytes.
+    #[arg(long, default_value_t = kingme::server::MAX_LINE)]
+    max_line: usize,
+}
+
+fn run_server(a: &ServeArgs) -> Result<(), String> {
+    use kingme::server;
+    let Some(addr) = &a.listen else {
+        server::init_logging("warn");
+        let config = kingme::protocol::SessionConfig {
+            token: a.token.clone(),
+            ..Default::default()
+        };
+        return server::stdio::run(config, a.max_line).map_err(|e| e.to_string());
+    };
+    server::init_logging("info");
+    let mut config = server::ServerConfig {
+        max_connections: a.max_connections,
+        idle_timeout: std::time::Duration::from_secs(a.idle_timeout),
+        max_line: a.max_line,
+        ..Default::default()
+    };
+    if let Some(n) = a.max_searches {
+        config.max_searches = n;
+    }
+    config.session.token = a.token.clone();
+    config.session.max_hash_mib = a.max_hash;
+    config.session.default_hash_mib = Some(16.min(a.max_hash));
+    server::run_tcp(addr, config).map_err(|e| format!("{addr}: {e}"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -184,10 +238,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Solve(a)) => run_solve(&a),
-        None => {
-            use clap::CommandFactory;
-            Cli::command().print_help().map_err(|e| e.to_string())
-        }
+        None => run_server(&cli.serve),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

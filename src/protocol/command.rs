@@ -1,0 +1,213 @@
+//! Inbound commands: what a client may send, one per line.
+
+use super::parse;
+use crate::board::Variant;
+use std::fmt;
+use std::str::FromStr;
+
+/// Deepest `go depth` accepted.
+pub const MAX_GO_DEPTH: u32 = 127;
+/// Deepest `perft` the parser accepts (a session may cap it lower).
+pub const MAX_PERFT_DEPTH: u32 = 30;
+
+/// One line from a client, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `kingme` (or `uci`): identify the engine and list its options.
+    Hello {
+        /// Sent as `uci`: the closing line is `uciok` instead of `kingmeok`.
+        uci: bool,
+    },
+    /// `isready`: answered by `readyok`, also during a search.
+    IsReady,
+    /// `setoption name <name> [value <value>]`.
+    SetOption {
+        /// The option's name (words joined by single spaces).
+        name: String,
+        /// The value, if one was given.
+        value: Option<String>,
+    },
+    /// `newgame [english|mini]` (or `ucinewgame`): a fresh game, tables cleared.
+    NewGame {
+        /// The variant to switch to; `None` keeps the current one.
+        variant: Option<Variant>,
+    },
+    /// `position startpos|fen <FEN> [moves <move> ...]`.
+    Position {
+        /// Where the game starts.
+        start: StartPos,
+        /// The moves played since, as sent (checked against the rules by the session).
+        moves: Vec<String>,
+    },
+    /// `go [limits]`: search the current position.
+    Go(GoParams),
+    /// `stop`: end the search now; its `bestmove` follows.
+    Stop,
+    /// `ponderhit`: the expected move was played; the ponder search goes on for real.
+    PonderHit,
+    /// `quit` (or `exit`): close the session.
+    Quit,
+    /// `help`: the command list, for people.
+    Help,
+    /// `board` (or `d`): an ASCII diagram of the current position.
+    Board,
+    /// `moves`: the legal moves.
+    Moves,
+    /// `play <move>`: apply a move to the current game.
+    Play(String),
+    /// `undo`: take back the last move.
+    Undo,
+    /// `perft <depth>`: count the leaves of the move tree.
+    Perft(u32),
+    /// `eval`: the static evaluation of the current position.
+    Eval,
+    /// `auth <token>`: log in to a server started with `--token`.
+    Auth(String),
+}
+
+/// The start of the game in a `position` command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StartPos {
+    /// The variant's standard start.
+    Start,
+    /// A PDN FEN (one word, no spaces), checked by the session.
+    Fen(String),
+}
+
+/// The arguments of `go`. Times are in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoParams {
+    /// `depth N`: iterations up to N plies (1-127).
+    pub depth: Option<u32>,
+    /// `nodes N`: stop after about N nodes.
+    pub nodes: Option<u64>,
+    /// `movetime MS`: think exactly this long.
+    pub movetime: Option<u64>,
+    /// `wtime MS`: White's clock.
+    pub wtime: Option<u64>,
+    /// `btime MS`: Black's clock.
+    pub btime: Option<u64>,
+    /// `winc MS`: White's increment per move.
+    pub winc: Option<u64>,
+    /// `binc MS`: Black's increment per move.
+    pub binc: Option<u64>,
+    /// `movestogo N`: moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// `infinite`: search until `stop`.
+    pub infinite: bool,
+    /// `ponder`: search the opponent's time until `ponderhit` or `stop`.
+    pub ponder: bool,
+    /// `trace N`: report the search tree, at most N nodes.
+    pub trace: Option<u64>,
+}
+
+/// A line that is not a command, or a command with bad arguments.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseCommandError {
+    /// Nothing but blanks (sessions ignore such lines).
+    #[error("empty line")]
+    Empty,
+    /// A control character other than tab.
+    #[error("the line holds a control character (byte {0:#04x}); send plain text")]
+    ControlCharacter(u32),
+    /// The first word is no command.
+    #[error("unknown command '{0}'; type help for the list")]
+    Unknown(String),
+    /// A known command whose arguments are wrong.
+    #[error("{command}: expected {expected}, found {found}")]
+    BadArgument {
+        /// The command's name.
+        command: &'static str,
+        /// What would have been accepted here.
+        expected: String,
+        /// What was there instead (quoted) or `end of line`.
+        found: String,
+    },
+}
+
+impl FromStr for Command {
+    type Err = ParseCommandError;
+    fn from_str(s: &str) -> Result<Command, ParseCommandError> {
+        parse::command(s)
+    }
+}
+
+impl fmt::Display for StartPos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StartPos::Start => f.write_str("startpos"),
+            StartPos::Fen(fen) => write!(f, "fen {fen}"),
+        }
+    }
+}
+
+impl fmt::Display for GoParams {
+    /// The arguments in canonical order, each preceded by a space.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let nums: [(&str, Option<u64>); 9] = [
+            ("depth", self.depth.map(u64::from)),
+            ("nodes", self.nodes),
+            ("movetime", self.movetime),
+            ("wtime", self.wtime),
+            ("btime", self.btime),
+            ("winc", self.winc),
+            ("binc", self.binc),
+            ("movestogo", self.movestogo.map(u64::from)),
+            ("trace", self.trace),
+        ];
+        for (k, v) in nums {
+            if let Some(v) = v {
+                write!(f, " {k} {v}")?;
+            }
+        }
+        if self.infinite {
+            f.write_str(" infinite")?;
+        }
+        if self.ponder {
+            f.write_str(" ponder")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Command {
+    /// The canonical text, which parses back to the same command.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Hello { uci: false } => f.write_str("kingme"),
+            Command::Hello { uci: true } => f.write_str("uci"),
+            Command::IsReady => f.write_str("isready"),
+            Command::SetOption { name, value } => {
+                write!(f, "setoption name {name}")?;
+                if let Some(v) = value {
+                    write!(f, " value {v}")?;
+                }
+                Ok(())
+            }
+            Command::NewGame { variant: None } => f.write_str("newgame"),
+            Command::NewGame { variant: Some(v) } => write!(f, "newgame {v}"),
+            Command::Position { start, moves } => {
+                write!(f, "position {start}")?;
+                if !moves.is_empty() {
+                    f.write_str(" moves")?;
+                    for m in moves {
+                        write!(f, " {m}")?;
+                    }
+                }
+                Ok(())
+            }
+            Command::Go(p) => write!(f, "go{p}"),
+            Command::Stop => f.write_str("stop"),
+            Command::PonderHit => f.write_str("ponderhit"),
+            Command::Quit => f.write_str("quit"),
+            Command::Help => f.write_str("help"),
+            Command::Board => f.write_str("board"),
+            Command::Moves => f.write_str("moves"),
+            Command::Play(m) => write!(f, "play {m}"),
+            Command::Undo => f.write_str("undo"),
+            Command::Perft(d) => write!(f, "perft {d}"),
+            Command::Eval => f.write_str("eval"),
+            Command::Auth(t) => write!(f, "auth {t}"),
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The kingme protocol (`protocol/PROTOCOL.md`): a UCI-like line protocol.
+//!
+//! - [`Command`]: what a client sends, parsed by a nom grammar (`FromStr`) and
+//!   written back canonically (`Display`).
+//! - [`Response`]: what the engine sends, rendered by `Display`.
+//! - [`Session`]: one client's game, options and search as a state machine that
+//!   turns lines and engine events into responses. The stdio and TCP transports
+//!   in [`crate::server`] both drive it.
+
+mod command;
+mod parse;
+mod response;
+mod session;
+
+pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
+pub use response::{Response, HELP, PROTOCOL_VERSION};
+pub use session::{Events, Flow, Session, SessionConfig, EVENT_QUEUE};

@@ -1,0 +1,241 @@
+//! Outbound lines: what the engine says, rendered by `Display`.
+
+use crate::board::{Color, GameEnd, Move};
+use crate::engine::{Info, OptionKind, Score, TraceNode};
+use std::fmt;
+use std::time::Duration;
+
+/// The protocol version announced in the handshake (`id protocol 1`).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// One reply or engine message. Most render as one line; `help` and `board`
+/// render as several (no trailing newline; the transport adds it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// `id <key> <value>`: name, version, author, protocol.
+    Id {
+        /// `name`, `version`, `author` or `protocol`.
+        key: &'static str,
+        /// The value.
+        value: String,
+    },
+    /// `option name <N> type ...`: one option of the handshake.
+    Option {
+        /// The option's name.
+        name: &'static str,
+        /// Its type, default and range.
+        kind: OptionKind,
+    },
+    /// `kingmeok` (or `uciok`): the handshake is complete.
+    HelloOk {
+        /// Answering `uci` rather than `kingme`.
+        uci: bool,
+    },
+    /// `readyok`.
+    ReadyOk,
+    /// `info depth ... pv ...`: one completed iteration, or the final summary.
+    Info(Info),
+    /// `info string <text>`: a note for people, ignored by programs.
+    InfoString(String),
+    /// `trace ply ...`: one node of the search tree (`go trace N`).
+    Trace(TraceNode),
+    /// `bestmove <move> [ponder <move>]`, or `bestmove none` without a legal move.
+    BestMove {
+        /// The move; `None` when the game is over.
+        mv: Option<Move>,
+        /// The expected reply.
+        ponder: Option<Move>,
+    },
+    /// `gameover <pdn-result> <text>`: the game has ended.
+    GameOver(GameEnd),
+    /// `played <move>`: `play` applied this move (full notation).
+    Played(Move),
+    /// `undone <move>`: `undo` took this move back.
+    Undone(Move),
+    /// `moves <move> ...` or `moves none`.
+    Moves(Vec<Move>),
+    /// `perft depth <N> nodes <count> time <ms>`.
+    Perft {
+        /// Depth counted.
+        depth: u32,
+        /// Leaves found (every capture path counted).
+        nodes: u64,
+        /// Time taken.
+        time: Duration,
+    },
+    /// `eval score <score>`: the static evaluation, side to move's view.
+    Eval(Score),
+    /// The ASCII board then `fen`, `turn`, `last` and, when over, `gameover` lines.
+    Board {
+        /// The diagram from [`crate::Position::diagram`].
+        diagram: String,
+        /// The current position's FEN.
+        fen: String,
+        /// The side to move.
+        turn: Color,
+        /// The last move played, if any.
+        last: Option<Move>,
+        /// The result if the game is over.
+        result: Option<GameEnd>,
+    },
+    /// The command list for people.
+    Help,
+    /// `authok`: the token was right.
+    AuthOk,
+    /// `error <text>`: the line had no effect (except where the spec says).
+    Error(String),
+}
+
+impl fmt::Display for OptionLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "option name {} type ", self.0)?;
+        match self.1 {
+            OptionKind::Check { default } => write!(f, "check default {default}"),
+            OptionKind::Spin { default, min, max } => {
+                write!(f, "spin default {default} min {min} max {max}")
+            }
+            OptionKind::Combo { default, values } => {
+                write!(f, "combo default {default}")?;
+                for v in values {
+                    write!(f, " var {v}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+struct OptionLine<'a>(&'a str, &'a OptionKind);
+
+/// `cp N`, `win N` or `loss N`.
+struct ScoreText(Score);
+
+impl fmt::Display for ScoreText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Score::Eval(cp) => write!(f, "cp {cp}"),
+            Score::Win(n) => write!(f, "win {n}"),
+            Score::Loss(n) => write!(f, "loss {n}"),
+        }
+    }
+}
+
+/// The text of `help`.
+pub const HELP: &str = "\
+kingme commands (one per line; words in <> are yours to fill in):
+  kingme | uci                 handshake: id lines, options, then kingmeok (uciok)
+  isready                      answered by readyok, also while searching
+  setoption name <N> value <V> set an option (see the handshake); Reply on makes play answer
+  newgame [english|mini]       a new game from the start position
+  position startpos|fen <FEN> [moves <m> ...]   set the game (whole history)
+  go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
+     [infinite] [ponder] [trace N]              search; answered by info lines, then bestmove
+  stop | ponderhit             end the search now | the ponder move was played
+  board | moves | eval         show the board | the legal moves | the static evaluation
+  play <move> | undo           play a move (11-15, 22x15x8, pass) | take one back
+  perft <N>                    count the move tree N plies deep
+  quit                         close the session
+While a search runs only stop, ponderhit, isready and quit are accepted.";
+
+impl fmt::Display for Response {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Response::Id { key, value } => write!(f, "id {key} {value}"),
+            Response::Option { name, kind } => write!(f, "{}", OptionLine(name, kind)),
+            Response::HelloOk { uci: false } => f.write_str("kingmeok"),
+            Response::HelloOk { uci: true } => f.write_str("uciok"),
+            Response::ReadyOk => f.write_str("readyok"),
+            Response::Info(i) => {
+                write!(
+                    f,
+                    "info depth {} seldepth {} score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} nps {} time {}",
+                    i.depth,
+                    i.seldepth,
+                    ScoreText(i.score),
+                    i.nodes,
+                    i.prunes,
+                    i.prunes_max,
+                    i.prunes_min,
+                    i.tt_hits,
+                    i.nps,
+                    i.time.as_millis()
+                )?;
+                if !i.pv.is_empty() {
+                    f.write_str(" pv")?;
+                    for m in &i.pv {
+                        write!(f, " {m}")?;
+                    }
+                }
+                Ok(())
+            }
+            Response::InfoString(s) => write!(f, "info string {s}"),
+            Response::Trace(t) => {
+                write!(f, "trace ply {} move ", t.ply)?;
+                match t.mv {
+                    Some(m) => write!(f, "{m}")?,
+                    None => f.write_str("none")?,
+                }
+                write!(f, " alpha {} beta {} value {}", t.alpha, t.beta, t.value)?;
+                if !t.pruned.is_empty() {
+                    f.write_str(" pruned")?;
+                    for m in &t.pruned {
+                        write!(f, " {m}")?;
+                    }
+                }
+                Ok(())
+            }
+            Response::BestMove { mv, ponder } => {
+                match mv {
+                    Some(m) => write!(f, "bestmove {m}")?,
+                    None => f.write_str("bestmove none")?,
+                }
+                if let (Some(_), Some(p)) = (mv, ponder) {
+                    write!(f, " ponder {p}")?;
+                }
+                Ok(())
+            }
+            Response::GameOver(end) => write!(f, "gameover {} {end}", end.outcome.pdn()),
+            Response::Played(m) => write!(f, "played {m}"),
+            Response::Undone(m) => write!(f, "undone {m}"),
+            Response::Moves(ms) => {
+                f.write_str("moves")?;
+                if ms.is_empty() {
+                    f.write_str(" none")?;
+                }
+                for m in ms {
+                    write!(f, " {m}")?;
+                }
+                Ok(())
+            }
+            Response::Perft { depth, nodes, time } => {
+                write!(
+                    f,
+                    "perft depth {depth} nodes {nodes} time {}",
+                    time.as_millis()
+                )
+            }
+            Response::Eval(s) => write!(f, "eval score {}", ScoreText(*s)),
+            Response::Board {
+                diagram,
+                fen,
+                turn,
+                last,
+                result,
+            } => {
+                f.write_str(diagram.trim_end_matches('\n'))?;
+                write!(f, "\nfen {fen}\nturn {turn}\nlast ")?;
+                match last {
+                    Some(m) => write!(f, "{m}")?,
+                    None => f.write_str("none")?,
+                }
+                if let Some(end) = result {
+                    write!(f, "\n{}", Response::GameOver(*end))?;
+                }
+                Ok(())
+            }
+            Response::Help => f.write_str(HELP),
+            Response::AuthOk => f.write_str("authok"),
+            Response::Error(e) => write!(f, "error {e}"),
+        }
+    }
+}

@@ -1,0 +1,683 @@
+//! The session: one client's game, options and search, as a state machine that
+//! consumes lines and engine events and produces [`Response`]s. Transports
+//! (stdio, TCP) only move bytes; everything the protocol means happens here.
+
+use super::command::{Command, GoParams, ParseCommandError, StartPos};
+use super::response::{Response, PROTOCOL_VERSION};
+use crate::board::{Game, Move, Position, Variant};
+use crate::engine::{self, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle};
+use crate::perft::{self, Counting};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
+
+/// Engine events queued per session before `info` lines start being dropped.
+pub const EVENT_QUEUE: usize = 1024;
+
+/// What a session allows; transports fill it in.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// When set, `auth <token>` must come first.
+    pub token: Option<String>,
+    /// Largest `Hash` a client may set, in MiB.
+    pub max_hash_mib: usize,
+    /// `Hash` of a new session, in MiB (at most `max_hash_mib`).
+    pub default_hash_mib: Option<usize>,
+    /// Largest `Threads` a client may set.
+    pub max_threads: usize,
+    /// Deepest `perft` (it runs on the session's own thread).
+    pub max_perft_depth: u32,
+    /// Largest `go trace N`.
+    pub max_trace_nodes: u64,
+    /// A global cap on concurrent searches; `None` for no cap.
+    pub search_slots: Option<Arc<Semaphore>>,
+}
+
+impl Default for SessionConfig {
+    /// The limits of a local (stdio) session: the engine's own maxima, no auth, no cap.
+    fn default() -> Self {
+        SessionConfig {
+            token: None,
+            max_hash_mib: engine::MAX_HASH_MIB as usize,
+            default_hash_mib: None,
+            max_threads: engine::MAX_THREADS as usize,
+            max_perft_depth: 20,
+            max_trace_nodes: 100_000,
+            search_slots: None,
+        }
+    }
+}
+
+/// Whether the transport should keep the session open.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Flow {
+    /// Keep reading.
+    Continue,
+    /// Close after writing the replies (and after the running search's `bestmove`,
+    /// which [`Session::handle_line`] has already asked for).
+    Quit,
+}
+
+/// The receiving end of a session's engine events; the transport feeds each to
+/// [`Session::handle_event`].
+pub struct Events(mpsc::Receiver<Event>);
+
+impl Events {
+    /// The next event (async transports).
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.0.recv().await
+    }
+
+    /// The next event, waiting at most `timeout` (blocking transports and tests).
+    pub fn recv_timeout(&mut self, timeout: Duration) -> Option<Event> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.0.try_recv() {
+                Ok(e) => return Some(e),
+                Err(mpsc::error::TryRecvError::Disconnected) => return None,
+                Err(mpsc::error::TryRecvError::Empty) => {}
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+}
+
+/// Why a search runs: for `go` (report `bestmove`) or to answer `play` (also play it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Purpose {
+    Go,
+    Reply,
+}
+
+enum State {
+    Idle,
+    /// Waiting for a search slot.
+    Queued {
+        limits: Limits,
+        purpose: Purpose,
+    },
+    Searching {
+        handle: SearchHandle,
+        purpose: Purpose,
+        /// `go infinite` or `go ponder` not yet released: no bestmove before stop.
+        held: bool,
+        /// Released when the search's bestmove arrives.
+        _slot: Option<OwnedSemaphorePermit>,
+    },
+}
+
+/// One client's protocol state: its game, its engine and options, its search.
+pub struct Session {
+    config: SessionConfig,
+    /// Created on first need, so idle sessions cost no hash table.
+    engine: Option<Engine>,
+    game: Game,
+    reply: bool,
+    authed: bool,
+    state: State,
+    events: mpsc::Sender<Event>,
+}
+
+const BUSY: &str =
+    "busy: a search is running; only stop, ponderhit, isready and quit are accepted until bestmove";
+
+impl Session {
+    /// A session in the English start position, and the events its searches send.
+    #[must_use]
+    pub fn new(config: SessionConfig) -> (Session, Events) {
+        let (tx, rx) = mpsc::channel(EVENT_QUEUE);
+        let authed = config.token.is_none();
+        (
+            Session {
+                config,
+                engine: None,
+                game: Game::new(Variant::English),
+                reply: false,
+                authed,
+                state: State::Idle,
+                events: tx,
+            },
+            Events(rx),
+        )
+    }
+
+    /// The first line a network client sees: a note for people.
+    #[must_use]
+    pub fn greeting(&self) -> Response {
+        let mut s = format!(
+            "kingme {} (protocol {PROTOCOL_VERSION}): type help for commands, board to see the game",
+            env!("CARGO_PKG_VERSION")
+        );
+        if !self.authed {
+            s.push_str("; send auth <token> first");
+        }
+        Response::InfoString(s)
+    }
+
+    /// Whether a search is running or queued (so a `bestmove` is owed).
+    #[must_use]
+    pub fn is_searching(&self) -> bool {
+        !matches!(self.state, State::Idle)
+    }
+
+    /// The semaphore to wait on when the session's search is queued for a slot.
+    #[must_use]
+    pub fn queued_on(&self) -> Option<Arc<Semaphore>> {
+        match self.state {
+            State::Queued { .. } => self.config.search_slots.clone(),
+            _ => None,
+        }
+    }
+
+    /// The game being played.
+    #[must_use]
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Answers a line the transport cut short because it exceeded `max` bytes.
+    pub fn handle_overlong(&mut self, max: usize, out: &mut Vec<Response>) {
+        out.push(Response::Error(format!(
+            "line too long (more than {max} bytes); ignored"
+        )));
+    }
+
+    /// Handles one line (without its line ending; a trailing CR is ignored).
+    pub fn handle_line(&mut self, line: &[u8], out: &mut Vec<Response>) -> Flow {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Ok(text) = std::str::from_utf8(line) else {
+            out.push(Response::Error("the line is not valid UTF-8".into()));
+            return Flow::Continue;
+        };
+        let cmd = match text.parse::<Command>() {
+            Ok(c) => c,
+            Err(ParseCommandError::Empty) => return Flow::Continue,
+            Err(e) => {
+                out.push(Response::Error(e.to_string()));
+                return Flow::Continue;
+            }
+        };
+        tracing::debug!(command = %cmd, "command");
+        self.handle_command(cmd, out)
+    }
+
+    /// Handles a parsed command.
+    pub fn handle_command(&mut self, cmd: Command, out: &mut Vec<Response>) -> Flow {
+        if !self.authed {
+            return match cmd {
+                Command::Auth(t) => {
+                    if self
+                        .config
+                        .token
+                        .as_deref()
+                        .is_some_and(|k| same_secret(k, &t))
+                    {
+                        self.authed = true;
+                        out.push(Response::AuthOk);
+                        Flow::Continue
+                    } else {
+                        out.push(Response::Error("bad token; closing".into()));
+                        Flow::Quit
+                    }
+                }
+                Command::Quit => Flow::Quit,
+                _ => {
+                    out.push(Response::Error(
+                        "not authenticated: send auth <token> first".into(),
+                    ));
+                    Flow::Continue
+                }
+            };
+        }
+        match cmd {
+            Command::IsReady => out.push(Response::ReadyOk),
+            Command::Quit => {
+                self.stop(out);
+                return Flow::Quit;
+            }
+            Command::Stop => self.stop(out),
+            Command::PonderHit => self.ponderhit(),
+            _ if self.is_searching() => out.push(Response::Error(BUSY.into())),
+            Command::Hello { uci } => self.hello(uci, out),
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref(), out),
+            Command::NewGame { variant } => {
+                let v = variant.unwrap_or(self.game.variant());
+                self.new_game(v);
+            }
+            Command::Position { start, moves } => self.position(start, &moves, out),
+            Command::Go(p) => self.go(p, out),
+            Command::Help => out.push(Response::Help),
+            Command::Board => out.push(Response::Board {
+                diagram: self.game.position().diagram(),
+                fen: self.game.position().to_fen(),
+                turn: self.game.position().turn(),
+                last: self.game.moves().last().copied(),
+                result: self.game.result(),
+            }),
+            Command::Moves => out.push(Response::Moves(
+                self.game.position().legal_moves().iter().copied().collect(),
+            )),
+            Command::Play(text) => self.play(&text, out),
+            Command::Undo => match self.game.undo() {
+                Some(m) => out.push(Response::Undone(m)),
+                None => out.push(Response::Error("undo: no move to take back".into())),
+            },
+            Command::Perft(d) => {
+                if d > self.config.max_perft_depth {
+                    out.push(Response::Error(format!(
+                        "perft: depth {d} is over this session's limit of {}",
+                        self.config.max_perft_depth
+                    )));
+                } else {
+                    let t = Instant::now();
+                    let nodes = perft::perft(self.game.position(), d, Counting::AllPaths);
+                    out.push(Response::Perft {
+                        depth: d,
+                        nodes,
+                        time: t.elapsed(),
+                    });
+                }
+            }
+            Command::Eval => {
+                let pos = *self.game.position();
+                let s = self.engine().evaluate(&pos);
+                out.push(Response::Eval(s));
+            }
+            Command::Auth(_) => out.push(Response::AuthOk),
+        }
+        Flow::Continue
+    }
+
+    /// Turns one engine event into lines; a `bestmove` ends the search.
+    pub fn handle_event(&mut self, ev: Event, out: &mut Vec<Response>) {
+        if !matches!(self.state, State::Searching { .. }) {
+            tracing::warn!(?ev, "engine event without a search");
+            return;
+        }
+        match ev {
+            Event::Info(i) => out.push(Response::Info(i)),
+            Event::Trace(t) => out.push(Response::Trace(t)),
+            Event::BestMove { mv, ponder } => {
+                let State::Searching { purpose, .. } =
+                    std::mem::replace(&mut self.state, State::Idle)
+                else {
+                    return;
+                };
+                self.finish(purpose, mv, ponder, out);
+            }
+        }
+    }
+
+    /// The input has ended (EOF): a held search (`infinite`, `ponder`) is
+    /// stopped; a limited one runs to its end. The transport then drains events
+    /// while [`Session::is_searching`].
+    pub fn input_closed(&mut self, out: &mut Vec<Response>) {
+        if matches!(
+            self.state,
+            State::Searching { held: true, .. } | State::Queued { .. }
+        ) {
+            self.stop(out);
+        }
+    }
+
+    /// Stops the search, if any; its `bestmove` follows as an event (or at once
+    /// when it was only queued).
+    pub fn stop(&mut self, out: &mut Vec<Response>) {
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Idle => {}
+            State::Queued { purpose, .. } => {
+                // Never started: answer with the best move by static evaluation.
+                let mv = self.quick_move();
+                self.finish(purpose, mv, None, out);
+            }
+            State::Searching {
+                handle,
+                purpose,
+                _slot,
+                ..
+            } => {
+                handle.stop();
+                self.state = State::Searching {
+                    handle,
+                    purpose,
+                    held: false,
+                    _slot,
+                };
+            }
+        }
+    }
+
+    /// A search slot was granted to the queued search: start it.
+    pub fn slot_granted(&mut self, permit: OwnedSemaphorePermit, out: &mut Vec<Response>) {
+        if let State::Queued { limits, purpose } = std::mem::replace(&mut self.state, State::Idle) {
+            out.push(Response::InfoString(
+                "search slot granted; searching".into(),
+            ));
+            self.launch(limits, purpose, Some(permit));
+        }
+    }
+
+    fn engine(&mut self) -> &mut Engine {
+        let default_hash = self.config.default_hash_mib;
+        self.engine.get_or_insert_with(|| {
+            let mut e = Engine::new();
+            if let Some(h) = default_hash {
+                let _ = e.set_option("Hash", &h.to_string());
+            }
+            e
+        })
+    }
+
+    fn option_specs(&self) -> Vec<OptionSpec> {
+        let mut specs = vec![OptionSpec {
+            name: "Variant",
+            kind: OptionKind::Combo {
+                default: Variant::English.name(),
+                values: Variant::ALL.iter().map(|v| v.name()).collect(),
+            },
+        }];
+        for mut s in Engine::option_specs() {
+            if let OptionKind::Spin { default, max, .. } = &mut s.kind {
+                if s.name == "Hash" {
+                    *max = (*max).min(self.config.max_hash_mib as i64);
+                    if let Some(d) = self.config.default_hash_mib {
+                        *default = d as i64;
+                    }
+                    *default = (*default).min(*max);
+                } else if s.name == "Threads" {
+                    *max = (*max).min(self.config.max_threads as i64);
+                }
+            }
+            specs.push(s);
+        }
+        specs.push(OptionSpec {
+            name: "Reply",
+            kind: OptionKind::Check { default: false },
+        });
+        specs
+    }
+
+    fn hello(&mut self, uci: bool, out: &mut Vec<Response>) {
+        let ids = [
+            ("name", "kingme".to_string()),
+            ("version", env!("CARGO_PKG_VERSION").to_string()),
+            ("author", "the kingme developers".to_string()),
+            ("protocol", PROTOCOL_VERSION.to_string()),
+        ];
+        for (key, value) in ids {
+            out.push(Response::Id { key, value });
+        }
+        for s in self.option_specs() {
+            out.push(Response::Option {
+                name: s.name,
+                kind: s.kind,
+            });
+        }
+        out.push(Response::HelloOk { uci });
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>, out: &mut Vec<Response>) {
+        let Some(value) = value else {
+            out.push(Response::Error(format!(
+                "setoption: option {name} needs a value (setoption name {name} value <V>)"
+            )));
+            return;
+        };
+        let lower = name.to_ascii_lowercase();
+        let capped = |max: usize, what: &str| -> Option<String> {
+            match value.trim().parse::<u64>() {
+                Ok(v) if v > max as u64 => Some(format!(
+                    "setoption: {what} is capped at {max} in this session"
+                )),
+                _ => None,
+            }
+        };
+        match lower.as_str() {
+            "variant" => match value.parse::<Variant>() {
+                Ok(v) => {
+                    if v != self.game.variant() {
+                        self.new_game(v);
+                    }
+                }
+                Err(e) => out.push(Response::Error(format!("setoption: {e}"))),
+            },
+            "reply" => match parse_bool(value) {
+                Some(b) => self.reply = b,
+                None => out.push(Response::Error(format!(
+                    "setoption: bad value '{value}' for option Reply: expected true or false"
+                ))),
+            },
+            "hash" | "threads" => {
+                let (max, what) = if lower == "hash" {
+                    (self.config.max_hash_mib, "Hash (MiB)")
+                } else {
+                    (self.config.max_threads, "Threads")
+                };
+                if let Some(e) = capped(max, what) {
+                    out.push(Response::Error(e));
+                } else if let Err(e) = self.engine().set_option(name, value) {
+                    out.push(Response::Error(format!("setoption: {e}")));
+                }
+            }
+            _ => {
+                if let Err(e) = self.engine().set_option(name, value) {
+                    out.push(Response::Error(format!("setoption: {e}")));
+                }
+            }
+        }
+    }
+
+    fn new_game(&mut self, variant: Variant) {
+        self.game = Game::new(variant);
+        if let Some(e) = &mut self.engine {
+            e.new_game();
+        }
+    }
+
+    fn position(&mut self, start: StartPos, moves: &[String], out: &mut Vec<Response>) {
+        let variant = self.game.variant();
+        let pos = match start {
+            StartPos::Start => Position::startpos(variant),
+            StartPos::Fen(f) => match Position::from_fen(variant, &f) {
+                Ok(p) => p,
+                Err(e) => {
+                    out.push(Response::Error(format!(
+                        "position: {e} (variant {variant})"
+                    )));
+                    return;
+                }
+            },
+        };
+        let mut game = Game::from_position(pos);
+        for (i, m) in moves.iter().enumerate() {
+            if let Err(e) = game.play_text(m) {
+                out.push(Response::Error(format!("position: move {}: {e}", i + 1)));
+                return;
+            }
+        }
+        self.game = game;
+    }
+
+    fn go(&mut self, p: GoParams, out: &mut Vec<Response>) {
+        if let Some(t) = p.trace {
+            if t > self.config.max_trace_nodes {
+                out.push(Response::Error(format!(
+                    "go: trace is capped at {} nodes in this session",
+                    self.config.max_trace_nodes
+                )));
+                return;
+            }
+        }
+        if let Some(end) = self.game.result() {
+            out.push(Response::GameOver(end));
+            out.push(Response::BestMove {
+                mv: None,
+                ponder: None,
+            });
+            return;
+        }
+        let ms = Duration::from_millis;
+        let limits = Limits {
+            depth: p.depth,
+            nodes: p.nodes,
+            movetime: p.movetime.map(ms),
+            wtime: p.wtime.map(ms),
+            btime: p.btime.map(ms),
+            winc: p.winc.map(ms),
+            binc: p.binc.map(ms),
+            movestogo: p.movestogo,
+            infinite: p.infinite,
+            ponder: p.ponder,
+            trace: p.trace,
+        };
+        self.start_search(limits, Purpose::Go, out);
+    }
+
+    fn play(&mut self, text: &str, out: &mut Vec<Response>) {
+        if let Some(end) = self.game.result() {
+            out.push(Response::Error(format!("play: the game is over: {end}")));
+            return;
+        }
+        match self.game.play_text(text) {
+            Ok(m) => out.push(Response::Played(m)),
+            Err(e) => {
+                out.push(Response::Error(format!("play: {e}")));
+                return;
+            }
+        }
+        if let Some(end) = self.game.result() {
+            out.push(Response::GameOver(end));
+        } else if self.reply {
+            self.start_search(Limits::default(), Purpose::Reply, out);
+        }
+    }
+
+    fn ponderhit(&mut self) {
+        match &mut self.state {
+            State::Searching { handle, held, .. } => {
+                handle.ponderhit();
+                *held = false;
+            }
+            State::Queued { limits, .. } => limits.ponder = false,
+            State::Idle => {}
+        }
+    }
+
+    fn start_search(&mut self, limits: Limits, purpose: Purpose, out: &mut Vec<Response>) {
+        let slot = match &self.config.search_slots {
+            None => None,
+            Some(sem) => match Arc::clone(sem).try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(TryAcquireError::NoPermits) => {
+                    out.push(Response::InfoString(
+                        "queued: every search slot is busy; the search starts when one frees (stop answers at once)"
+                            .into(),
+                    ));
+                    self.state = State::Queued { limits, purpose };
+                    return;
+                }
+                Err(TryAcquireError::Closed) => {
+                    out.push(Response::Error("the server is shutting down".into()));
+                    return;
+                }
+            },
+        };
+        self.launch(limits, purpose, slot);
+    }
+
+    fn launch(&mut self, limits: Limits, purpose: Purpose, slot: Option<OwnedSemaphorePermit>) {
+        let held = limits.infinite || limits.ponder;
+        let tx = self.events.clone();
+        // One queue slot is always left for the bestmove, so it is never dropped;
+        // info and trace lines are dropped when the client reads too slowly.
+        let on_event = Box::new(move |ev: Event| match ev {
+            Event::BestMove { .. } => {
+                let _ = tx.try_send(ev);
+            }
+            _ => {
+                if tx.capacity() > 1 {
+                    let _ = tx.try_send(ev);
+                }
+            }
+        });
+        let game = self.game.clone();
+        let handle = self.engine().go(&game, limits, on_event);
+        self.state = State::Searching {
+            handle,
+            purpose,
+            held,
+            _slot: slot,
+        };
+    }
+
+    fn finish(
+        &mut self,
+        purpose: Purpose,
+        mv: Option<Move>,
+        ponder: Option<Move>,
+        out: &mut Vec<Response>,
+    ) {
+        out.push(Response::BestMove { mv, ponder });
+        if purpose == Purpose::Reply {
+            match mv {
+                Some(m) if self.game.position().is_legal(m) => {
+                    self.game.play_unchecked(m);
+                    if let Some(end) = self.game.result() {
+                        out.push(Response::GameOver(end));
+                    }
+                }
+                Some(m) => out.push(Response::Error(format!(
+                    "internal: the engine's move {m} is not legal here; not played"
+                ))),
+                None => {
+                    if let Some(end) = self.game.result() {
+                        out.push(Response::GameOver(end));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The legal move with the best static evaluation (for a search stopped before
+    /// it could start).
+    fn quick_move(&mut self) -> Option<Move> {
+        let pos = *self.game.position();
+        let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+        let engine = self.engine();
+        moves
+            .into_iter()
+            .max_by_key(|&m| -score_key(engine.evaluate(&pos.after(m))))
+    }
+}
+
+/// Orders scores from the side to move's view: wins high, losses low.
+fn score_key(s: Score) -> i64 {
+    match s {
+        Score::Eval(cp) => i64::from(cp),
+        Score::Win(n) => 1_000_000 - i64::from(n),
+        Score::Loss(n) => -1_000_000 + i64::from(n),
+    }
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Some(true),
+        "false" | "off" | "0" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// Compares secrets in time independent of where they differ.
+fn same_secret(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut diff = a.len() ^ b.len();
+    for i in 0..a.len().max(b.len()) {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0xff);
+        diff |= usize::from(x ^ y);
+    }
+    diff == 0
+}

@@ -1,0 +1,74 @@
+//! Transports for the protocol: stdio (the default `kingme` mode) and TCP
+//! (`kingme --listen ADDR`). Both drive the same [`crate::protocol::Session`].
+
+mod codec;
+pub mod stdio;
+pub mod tcp;
+
+pub use codec::{KingmeCodec, Line};
+pub use tcp::{serve, ServerConfig};
+
+use std::net::SocketAddr;
+
+/// Default longest line in bytes (a long `position ... moves` fits easily).
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// Sends `tracing` logs to stderr, filtered by `RUST_LOG` (else `default`).
+/// Never writes to stdout, which belongs to the protocol.
+pub fn init_logging(default: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// Completes on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+/// Binds `addr` and serves until SIGINT or SIGTERM. Warns loudly on stderr when
+/// a non-loopback address is bound without a token.
+pub fn run_tcp(addr: &str, config: ServerConfig) -> std::io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kingme-net")
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local: SocketAddr = listener.local_addr()?;
+        if !local.ip().is_loopback() && config.session.token.is_none() {
+            eprintln!(
+                "WARNING: kingme is listening on {local}, reachable from other machines, \
+                 WITHOUT a token: anyone who can connect can use this machine's CPU. \
+                 Use --token SECRET, or bind 127.0.0.1."
+            );
+            tracing::warn!(%local, "non-loopback bind without --token");
+        }
+        tracing::info!(%local, max_connections = config.max_connections, max_searches = config.max_searches, "listening");
+        eprintln!("kingme listening on {local}");
+        serve(listener, config, shutdown_signal()).await
+    })
+}
