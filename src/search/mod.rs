@@ -168,6 +168,35 @@ pub struct History {
     pub quiet: u32,
 }
 
+/// Move-ordering keys (score << 8 | 255 - generation index, so ties keep generation
+/// order), only the first `n` written.
+struct Keys {
+    k: [std::mem::MaybeUninit<i64>; crate::board::MAX_MOVES],
+}
+
+impl Keys {
+    #[inline(always)]
+    fn new() -> Keys {
+        Keys {
+            k: [std::mem::MaybeUninit::uninit(); crate::board::MAX_MOVES],
+        }
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: i64) {
+        self.k[i] = std::mem::MaybeUninit::new(v);
+    }
+    /// Reads entry `i`, which must have been written by `set`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> i64 {
+        // SAFETY: callers only read indices below the move count, all written by `order`.
+        unsafe { self.k[i].assume_init() }
+    }
+    #[inline(always)]
+    fn swap(&mut self, i: usize, j: usize) {
+        self.k.swap(i, j);
+    }
+}
+
 struct Shared<'a> {
     tt: &'a TranspositionTable,
     control: &'a Control,
@@ -311,10 +340,10 @@ impl<'a, 'r> Worker<'a, 'r> {
         tt_idx: u8,
         ply: usize,
         side: Color,
-    ) -> [i32; crate::board::MAX_MOVES] {
-        let mut keys = [0i32; crate::board::MAX_MOVES];
+    ) -> Keys {
+        let mut keys = Keys::new();
         for (i, m) in list.iter().enumerate() {
-            keys[i] = if i == tt_idx as usize {
+            let k = if i == tt_idx as usize {
                 1 << 30
             } else if m.is_capture() {
                 (1 << 29) + m.captured().count() as i32 * 1000
@@ -328,6 +357,7 @@ impl<'a, 'r> Worker<'a, 'r> {
                 self.history[side as usize]
                     [(m.from().index() as usize) << 5 | m.to().index() as usize]
             };
+            keys.set(i, ((k as i64) << 8) | (255 - i as i64));
         }
         keys
     }
@@ -412,10 +442,6 @@ impl<'a, 'r> Worker<'a, 'r> {
             depth - 1
         };
         let mut keys = self.order(&list, tt_idx, ply, pos.turn());
-        let mut orig = [0u8; crate::board::MAX_MOVES];
-        for (i, o) in orig.iter_mut().enumerate().take(list.len()) {
-            *o = i as u8;
-        }
         let mut best = -INF;
         let mut best_idx = 0usize;
         let n = list.len();
@@ -423,14 +449,16 @@ impl<'a, 'r> Worker<'a, 'r> {
         for i in 0..n {
             // selection sort step
             let mut bi = i;
+            let mut bk = keys.get(i);
             for j in i + 1..n {
-                if keys[j] > keys[bi] {
+                let kj = keys.get(j);
+                if kj > bk {
                     bi = j;
+                    bk = kj;
                 }
             }
             list.swap(i, bi);
             keys.swap(i, bi);
-            orig.swap(i, bi);
             let m = list[i];
             let mut child = *pos;
             child.apply::<R, true>(m);
@@ -440,7 +468,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             let score = if i == 0 {
                 -self.search::<R, TRACE>(&child, new_depth, -beta, -alpha, ply + 1, cq, Some(m))
             } else {
-                let quietm = !m.is_capture() && keys[i] < (1 << 28) - 1;
+                let quietm = !m.is_capture() && (keys.get(i) >> 8) < (1 << 28) - 1;
                 let r = if !TRACE && depth >= 3 && i >= 3 && quietm && new_depth < depth {
                     if i >= 8 {
                         2
@@ -509,7 +537,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             }
         }
         // the move list was reordered in place: store the index in generation order
-        let gen_idx = orig[best_idx];
+        let gen_idx = (255 - (keys.get(best_idx) & 0xff)) as u8;
         let bound = if best >= beta {
             Bound::Lower
         } else if best > orig_alpha {
