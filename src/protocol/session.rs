@@ -257,9 +257,16 @@ impl Session {
                 last: self.game.moves().last().copied(),
                 result: self.game.result(),
             }),
-            Command::Moves => out.push(Response::Moves(
-                self.game.position().legal_moves().iter().copied().collect(),
-            )),
+            Command::Moves => {
+                let mut moves: Vec<Move> =
+                    self.game.position().legal_moves().iter().copied().collect();
+                // Stable for people and tests: by start square, then the path.
+                moves.sort_by_key(|m| {
+                    let path: Vec<u32> = m.landings().map(|s| s.number()).collect();
+                    (!m.is_pass(), m.from().number(), path)
+                });
+                out.push(Response::Moves(moves));
+            }
             Command::Play(text) => self.play(&text, out),
             Command::Undo => match self.game.undo() {
                 Some(m) => out.push(Response::Undone(m)),
