@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{replay, transcripts, InProcess, Server, Stdio_, Tcp};
+use common::{replay, transcripts, InProcess, Server, StdioChild, Tcp};
 use kingme::protocol::SessionConfig;
 
 #[test]
@@ -17,7 +17,7 @@ fn transcripts_in_process() {
 #[test]
 fn transcripts_over_stdio() {
     for (name, text) in transcripts() {
-        let mut c = Stdio_::spawn(&[]);
+        let mut c = StdioChild::spawn(&[]);
         replay(&mut c, &name, &text);
     }
 }

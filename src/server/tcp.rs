@@ -223,8 +223,8 @@ async fn handle(
             }
             () = tokio::time::sleep_until(idle_at), if !closing && !session.is_searching() => {
                 out.push(Response::Error(format!(
-                    "idle for {} s; closing",
-                    config.idle_timeout.as_secs()
+                    "idle for {:?}; closing",
+                    config.idle_timeout
                 )));
                 closing = true;
             }

@@ -99,14 +99,14 @@ fn line_reader(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String>
 }
 
 /// A spawned `kingme` process on stdin/stdout.
-pub struct Stdio_ {
+pub struct StdioChild {
     pub child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
 }
 
-impl Stdio_ {
-    pub fn spawn(args: &[&str]) -> Stdio_ {
+impl StdioChild {
+    pub fn spawn(args: &[&str]) -> StdioChild {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
             .args(args)
             .stdin(Stdio::piped())
@@ -116,7 +116,7 @@ impl Stdio_ {
             .expect("spawn kingme");
         let stdin = child.stdin.take();
         let lines = line_reader(child.stdout.take().expect("stdout"));
-        Stdio_ {
+        StdioChild {
             child,
             stdin,
             lines,
@@ -128,14 +128,14 @@ impl Stdio_ {
     }
 }
 
-impl Drop for Stdio_ {
+impl Drop for StdioChild {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-impl Conn for Stdio_ {
+impl Conn for StdioChild {
     fn send(&mut self, line: &str) {
         self.send_raw(format!("{line}\n").as_bytes());
     }
