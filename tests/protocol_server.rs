@@ -268,7 +268,8 @@ fn thread_names(pid: u32) -> Vec<String> {
         .collect()
 }
 
-/// A `kingme --listen 127.0.0.1:0` process and its address.
+/// A `kingme --listen 127.0.0.1:0` process and its address (the caller waits on it).
+#[allow(clippy::zombie_processes)]
 fn spawn_server(extra: &[&str]) -> (std::process::Child, std::net::SocketAddr) {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme"))
         .args(["--listen", "127.0.0.1:0"])
@@ -283,7 +284,11 @@ fn spawn_server(extra: &[&str]) -> (std::process::Child, std::net::SocketAddr) {
     let mut l = String::new();
     loop {
         l.clear();
-        assert!(err.read_line(&mut l).expect("stderr") > 0, "no address");
+        if err.read_line(&mut l).unwrap_or(0) == 0 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server printed no address");
+        }
         if let Some(a) = l.trim().strip_prefix("kingme listening on ") {
             let addr = a.parse().expect("address");
             std::thread::spawn(move || {

@@ -354,16 +354,12 @@ pub fn replay(conn: &mut dyn Conn, name: &str, text: &str) {
                     ),
                     "{name}: a '<*' line must be followed by a '<' line"
                 );
-                loop {
-                    let Some(l) = next(conn, &mut peeked, &mut log) else {
-                        break;
-                    };
+                while let Some(l) = next(conn, &mut peeked, &mut log) {
                     let ends = later.iter().any(|q| glob(q, &l));
-                    if glob(p, &l) && !ends {
-                        continue;
+                    if !glob(p, &l) || ends {
+                        peeked = Some(l);
+                        break;
                     }
-                    peeked = Some(l);
-                    break;
                 }
             }
         }
