@@ -220,6 +220,67 @@ def test_random_positions_with_kings():
     assert positions >= RANDOM_POSITIONS
 
 
+PERFT_LINE = re.compile(r"^perft (\d+) (\d+)\b")
+
+
+def kingme_perft(fen, depth, distinct=False):
+    """kingme's perft figures 1..depth for `fen` via the CLI."""
+    args = [str(BIN), "perft", "--variant", "english", "--fen", fen]
+    if distinct:
+        args.append("--distinct")
+    out = subprocess.run(args + [str(depth)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, f"kingme perft failed on {fen}: {out.stderr}"
+    counts = [int(m.group(2)) for m in map(PERFT_LINE.match, out.stdout.splitlines()) if m]
+    assert len(counts) == depth, out.stdout
+    return counts
+
+
+def pyd_perft(board, depth, distinct):
+    if depth == 0:
+        return 1
+    moves = board.legal_moves()
+    if distinct:
+        seen = {}
+        for m in moves:
+            seen.setdefault(pyd_key(m), m)
+        moves = list(seen.values())
+    if depth == 1:
+        return len(moves)
+    n = 0
+    for m in moves:
+        board.push(m)
+        n += pyd_perft(board, depth - 1, distinct)
+        board.pop()
+    return n
+
+
+def test_perft_of_sampled_positions():
+    """Whole trees, not just one move list: pydraughts' perft 1-3 (every path and
+    distinct) against kingme's, on positions sampled from random games and random
+    king positions. This also checks kingme's making of moves (removal of captured
+    pieces, crowning), which the move-list comparison takes from pydraughts."""
+    rng = random.Random(99)
+    fens = []
+    for g in range(6):
+        board = Board(variant="english")
+        for ply in range(120):
+            moves = board.legal_moves()
+            if not moves:
+                break
+            if ply % 15 == 7:
+                fens.append(board.fen)
+            board.push(rng.choice(moves))
+    fens += [random_fen(rng) for _ in range(20)]
+    for fen in fens:
+        board = Board(variant="english", fen=fen)
+        for distinct in (False, True):
+            depth = 3 if len(board.legal_moves()) < 12 else 2
+            want = [pyd_perft(board, d, distinct) for d in range(1, depth + 1)]
+            got = kingme_perft(fen, depth, distinct)
+            assert got == want, f"perft {'distinct' if distinct else 'all'} of {fen}: pydraughts {want}, kingme {got}"
+            STATS["perft comparisons"] += 1
+
+
 @pytest.mark.parametrize("fen", [
     "W:WK7,30,31:B1,4,10,11,18,19",  # RULES.md: two paths of one loop capture
     "W:W11,26,27,30:B6,7,13,22",  # crowning ends the capture
