@@ -1,0 +1,492 @@
+//! One engine connection speaking the kingme protocol: a TCP server
+//! (`tcp:HOST:PORT`) or a program spawned and spoken to over stdio
+//! (`cmd:"PROGRAM ARGS"`).
+//!
+//! A reader thread turns the engine's output into lines on a bounded channel, so
+//! every wait has a deadline whatever the transport. Dropping an [`Engine`] closes
+//! the socket or kills the program.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::process::{Child, Command, Stdio};
+use std::str::FromStr;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Longest engine line kept; the rest of a longer line is dropped.
+const MAX_LINE: usize = 64 * 1024;
+/// Lines buffered between the reader thread and the referee.
+const CHANNEL_LINES: usize = 256;
+
+/// Where an engine lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineSpec {
+    /// A running kingme-protocol server.
+    Tcp(String),
+    /// A program started for each connection, spoken to over stdin/stdout.
+    Cmd {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+/// Why an engine spec can't be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad engine '{0}': expected tcp:HOST:PORT or cmd:\"PROGRAM ARGS\"")]
+pub struct ParseEngineSpecError(pub String);
+
+impl FromStr for EngineSpec {
+    type Err = ParseEngineSpecError;
+    fn from_str(s: &str) -> Result<EngineSpec, ParseEngineSpecError> {
+        let bad = || ParseEngineSpecError(s.to_string());
+        if let Some(addr) = s.strip_prefix("tcp:") {
+            let (host, port) = addr.rsplit_once(':').ok_or_else(bad)?;
+            if host.is_empty() || port.parse::<u16>().is_err() {
+                return Err(bad());
+            }
+            return Ok(EngineSpec::Tcp(addr.to_string()));
+        }
+        if let Some(cmd) = s.strip_prefix("cmd:") {
+            let words = split_words(cmd).ok_or_else(bad)?;
+            let (program, args) = words.split_first().ok_or_else(bad)?;
+            return Ok(EngineSpec::Cmd {
+                program: program.clone(),
+                args: args.to_vec(),
+            });
+        }
+        Err(bad())
+    }
+}
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineSpec::Tcp(a) => write!(f, "tcp:{a}"),
+            EngineSpec::Cmd { program, args } => {
+                write!(f, "cmd:{program}")?;
+                for a in args {
+                    write!(f, " {a}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Splits a command line into words: blanks separate, single or double quotes
+/// group, a backslash escapes the next character outside single quotes. `None` on
+/// an unclosed quote.
+#[must_use]
+pub fn split_words(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('\''), c) => cur.push(c),
+            (_, '\\') => {
+                cur.push(chars.next()?);
+                in_word = true;
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Some(words)
+}
+
+/// What went wrong with an engine.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The TCP connection could not be made.
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        /// The address.
+        addr: String,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The program could not be started.
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The engine closed its output (crash, exit, disconnect).
+    #[error("engine disconnected (end of output) while waiting for {0}")]
+    Disconnected(&'static str),
+    /// No answer before the deadline.
+    #[error("no {what} within {waited_ms} ms")]
+    Timeout {
+        /// What was awaited.
+        what: &'static str,
+        /// How long.
+        waited_ms: u128,
+    },
+    /// Writing to the engine failed.
+    #[error("cannot write to engine: {0}")]
+    Write(io::Error),
+    /// The engine answered with an `error` line.
+    #[error("engine error: {0}")]
+    Rejected(String),
+}
+
+/// The engine's answer to `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BestMove {
+    /// The move text, as sent (`none` when the engine saw the game over).
+    pub text: String,
+    /// The last reported score (`cp 12`, `win 5`...), if any.
+    pub score: Option<String>,
+    /// The last reported depth, if any.
+    pub depth: Option<u32>,
+}
+
+enum Transport {
+    Tcp(TcpStream),
+    Child(Child),
+}
+
+/// A live connection to one engine.
+pub struct Engine {
+    name: String,
+    lines: Receiver<String>,
+    writer: Box<dyn Write + Send>,
+    transport: Transport,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine").field("name", &self.name).finish()
+    }
+}
+
+/// Reads lines of at most `MAX_LINE` bytes (longer ones are cut), without the
+/// line end; `None` at end of input or on a read error.
+fn read_line_bounded(r: &mut impl BufRead) -> Option<String> {
+    let mut buf = Vec::new();
+    loop {
+        let chunk = r.fill_buf().ok()?;
+        if chunk.is_empty() {
+            return if buf.is_empty() {
+                None
+            } else {
+                Some(finish(buf))
+            };
+        }
+        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = MAX_LINE.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..used.min(room)]);
+        r.consume(used);
+        if done {
+            return Some(finish(buf));
+        }
+    }
+}
+
+fn finish(mut buf: Vec<u8>) -> String {
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn spawn_reader(input: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = mpsc::sync_channel(CHANNEL_LINES);
+    thread::Builder::new()
+        .name("engine-reader".into())
+        .spawn(move || {
+            let mut r = BufReader::new(input);
+            while let Some(line) = read_line_bounded(&mut r) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        })
+        .expect("spawn reader thread");
+    rx
+}
+
+impl Engine {
+    /// Connects (or starts the program), without any handshake.
+    pub fn open(spec: &EngineSpec, connect_timeout: Duration) -> Result<Engine, EngineError> {
+        match spec {
+            EngineSpec::Tcp(addr) => {
+                let err = |source| EngineError::Connect {
+                    addr: addr.clone(),
+                    source,
+                };
+                let sock = addr
+                    .to_socket_addrs()
+                    .map_err(err)?
+                    .next()
+                    .ok_or_else(|| err(io::Error::other("no address")))?;
+                let stream = TcpStream::connect_timeout(&sock, connect_timeout).map_err(err)?;
+                let _ = stream.set_nodelay(true);
+                let reader = stream.try_clone().map_err(err)?;
+                let writer = stream.try_clone().map_err(err)?;
+                Ok(Engine {
+                    name: addr.clone(),
+                    lines: spawn_reader(reader),
+                    writer: Box::new(writer),
+                    transport: Transport::Tcp(stream),
+                })
+            }
+            EngineSpec::Cmd { program, args } => {
+                let mut child = Command::new(program)
+                    .args(args)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .map_err(|source| EngineError::Spawn {
+                        program: program.clone(),
+                        source,
+                    })?;
+                let stdout = child.stdout.take().expect("piped stdout");
+                let stdin = child.stdin.take().expect("piped stdin");
+                Ok(Engine {
+                    name: program.clone(),
+                    lines: spawn_reader(stdout),
+                    writer: Box::new(stdin),
+                    transport: Transport::Child(child),
+                })
+            }
+        }
+    }
+
+    /// Connects, sends `kingme` and reads the identity up to `kingmeok`, then sets
+    /// each option and checks with `isready` that none was refused.
+    pub fn start(
+        spec: &EngineSpec,
+        options: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Engine, EngineError> {
+        let mut e = Engine::open(spec, timeout)?;
+        e.handshake(timeout)?;
+        for (name, value) in options {
+            e.send(&format!("setoption name {name} value {value}"))?;
+        }
+        e.sync(timeout)?;
+        Ok(e)
+    }
+
+    /// The name the engine gave in `id name` (or its address before the handshake).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
+        self.writer
+            .write_all(format!("{line}\n").as_bytes())
+            .and_then(|()| self.writer.flush())
+            .map_err(EngineError::Write)
+    }
+
+    /// The next line, waiting until `deadline`.
+    pub fn recv(&mut self, deadline: Instant, what: &'static str) -> Result<String, EngineError> {
+        let start = Instant::now();
+        let wait = deadline.saturating_duration_since(start);
+        match self.lines.recv_timeout(wait) {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => Err(EngineError::Timeout {
+                what,
+                waited_ms: start.elapsed().as_millis(),
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(EngineError::Disconnected(what)),
+        }
+    }
+
+    /// `kingme` ... `kingmeok`; keeps the `id name`.
+    pub fn handshake(&mut self, timeout: Duration) -> Result<(), EngineError> {
+        self.send("kingme")?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let line = self.recv(deadline, "kingmeok")?;
+            let mut w = line.split_whitespace();
+            match (w.next(), w.next()) {
+                (Some("kingmeok"), _) => return Ok(()),
+                (Some("id"), Some("name")) => {
+                    self.name = w.collect::<Vec<_>>().join(" ");
+                }
+                (Some("error"), _) => return Err(EngineError::Rejected(line)),
+                _ => {}
+            }
+        }
+    }
+
+    /// `isready` ... `readyok`; an `error` line before it is returned as an error.
+    pub fn sync(&mut self, timeout: Duration) -> Result<(), EngineError> {
+        self.send("isready")?;
+        let deadline = Instant::now() + timeout;
+        let mut refused = None;
+        loop {
+            let line = self.recv(deadline, "readyok")?;
+            if line.trim() == "readyok" {
+                return match refused {
+                    Some(e) => Err(EngineError::Rejected(e)),
+                    None => Ok(()),
+                };
+            }
+            if line.starts_with("error") && refused.is_none() {
+                refused = Some(line);
+            }
+        }
+    }
+
+    /// Sends `position` and `go`, and waits until `deadline` for `bestmove`,
+    /// skipping `info` lines. An `error` line (a refused position or go) is an error.
+    pub fn search(
+        &mut self,
+        position: &str,
+        go: &str,
+        deadline: Instant,
+    ) -> Result<BestMove, EngineError> {
+        self.send(position)?;
+        self.send(go)?;
+        let mut best = BestMove {
+            text: String::new(),
+            score: None,
+            depth: None,
+        };
+        loop {
+            let line = self.recv(deadline, "bestmove")?;
+            let mut w = line.split_whitespace();
+            match w.next() {
+                Some("bestmove") => {
+                    best.text = w.next().unwrap_or("none").to_string();
+                    return Ok(best);
+                }
+                Some("error") => return Err(EngineError::Rejected(line)),
+                Some("info") => {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    for (i, k) in words.iter().enumerate() {
+                        match *k {
+                            "depth" => {
+                                best.depth = words.get(i + 1).and_then(|d| d.parse().ok());
+                            }
+                            "score" if i + 2 < words.len() => {
+                                best.score = Some(format!("{} {}", words[i + 1], words[i + 2]));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Discards every line already received.
+    pub fn drain(&mut self) {
+        while self.lines.try_recv().is_ok() {}
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        match &mut self.transport {
+            Transport::Tcp(s) => {
+                let _ = s.shutdown(Shutdown::Both);
+            }
+            Transport::Child(c) => {
+                // Give the program a moment to exit on `quit`, then kill it.
+                let until = Instant::now() + Duration::from_millis(200);
+                loop {
+                    match c.try_wait() {
+                        Ok(Some(_)) => break,
+                        Ok(None) if Instant::now() < until => {
+                            thread::sleep(Duration::from_millis(10));
+                        }
+                        _ => {
+                            let _ = c.kill();
+                            let _ = c.wait();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!(
+            "tcp:127.0.0.1:7777".parse(),
+            Ok(EngineSpec::Tcp("127.0.0.1:7777".into()))
+        );
+        assert_eq!(
+            "cmd:\"/bin/kingme\" --max-line 100".parse(),
+            Ok(EngineSpec::Cmd {
+                program: "/bin/kingme".into(),
+                args: vec!["--max-line".into(), "100".into()]
+            })
+        );
+        assert!("tcp:nohost".parse::<EngineSpec>().is_err());
+        assert!("cmd:".parse::<EngineSpec>().is_err());
+        assert!("cmd:'open".parse::<EngineSpec>().is_err());
+        assert!("kingme".parse::<EngineSpec>().is_err());
+    }
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(
+            split_words(r#"a "b c" 'd "e"' f\ g"#),
+            Some(vec![
+                "a".into(),
+                "b c".into(),
+                "d \"e\"".into(),
+                "f g".into()
+            ])
+        );
+        assert_eq!(split_words("  "), Some(vec![]));
+    }
+
+    #[test]
+    fn long_lines_are_cut() {
+        let data = format!("{}\nok\r\n", "x".repeat(MAX_LINE + 10));
+        let mut r = BufReader::new(data.as_bytes());
+        assert_eq!(read_line_bounded(&mut r).map(|l| l.len()), Some(MAX_LINE));
+        assert_eq!(read_line_bounded(&mut r).as_deref(), Some("ok"));
+        assert_eq!(read_line_bounded(&mut r), None);
+    }
+}

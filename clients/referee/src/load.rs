@@ -1,0 +1,359 @@
+//! Load test: N concurrent sessions hammering one kingme server on loopback with
+//! `go movetime`, `stop`, reconnects (some in the middle of a search) and bad
+//! lines, checking every answer and timing go-to-bestmove overrun and
+//! stop-to-bestmove latency. Bounded in sessions, operations and time.
+
+use crate::engine::{Engine, EngineError, EngineSpec};
+use crate::openings::SplitMix64;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::net::ToSocketAddrs;
+use std::time::{Duration, Instant};
+
+/// Most sessions a run may open at once.
+pub const MAX_SESSIONS: usize = 512;
+/// Longest run.
+pub const MAX_DURATION: Duration = Duration::from_secs(600);
+
+/// How hard to hammer.
+#[derive(Clone, Debug)]
+pub struct LoadConfig {
+    /// The server, `HOST:PORT` on loopback.
+    pub addr: String,
+    /// Concurrent sessions.
+    pub sessions: usize,
+    /// Stop starting operations after this long.
+    pub duration: Duration,
+    /// Most operations per session.
+    pub max_ops: usize,
+    /// `go movetime` of the timed searches, in ms.
+    pub movetime_ms: u64,
+    /// Extra time a search may take before it counts as an error.
+    pub grace: Duration,
+    /// Random seed.
+    pub seed: u64,
+}
+
+/// Why a load run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Not a loopback address.
+    #[error("{0}: load tests only target loopback addresses (127.0.0.0/8, ::1)")]
+    NotLoopback(String),
+    /// The address does not resolve.
+    #[error("{addr}: {source}")]
+    Resolve {
+        /// The address.
+        addr: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A bound is exceeded.
+    #[error("{0}")]
+    Bounds(String),
+}
+
+/// Latency figures in milliseconds.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Latency {
+    /// Samples.
+    pub count: usize,
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Latency {
+    /// Figures for these samples (ms).
+    #[must_use]
+    pub fn of(mut v: Vec<f64>) -> Latency {
+        if v.is_empty() {
+            return Latency::default();
+        }
+        v.sort_by(f64::total_cmp);
+        let at = |p: usize| v[((v.len() - 1) * p + 50) / 100];
+        Latency {
+            count: v.len(),
+            p50: at(50),
+            p99: at(99),
+            max: v[v.len() - 1],
+        }
+    }
+}
+
+/// What a load run saw.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LoadReport {
+    /// Sessions run.
+    pub sessions: usize,
+    /// Connections opened (first ones and reconnects).
+    pub connects: usize,
+    /// Reconnects (a connection dropped on purpose, half of them mid-search).
+    pub reconnects: usize,
+    /// Timed searches (`go movetime`) answered.
+    pub searches: usize,
+    /// Searches cut by `stop` and answered.
+    pub stops: usize,
+    /// Bad lines sent and answered by exactly one `error` line.
+    pub bad_lines: usize,
+    /// `bestmove` time beyond the movetime, ms (includes waiting for a search slot).
+    pub go_overrun_ms: Latency,
+    /// `stop` to `bestmove`, ms.
+    pub stop_ms: Latency,
+    /// Errors by kind (should be empty).
+    pub errors: BTreeMap<String, usize>,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+impl LoadReport {
+    /// Total errors.
+    #[must_use]
+    pub fn error_count(&self) -> usize {
+        self.errors.values().sum()
+    }
+}
+
+/// Lines a server must refuse with exactly one `error` line.
+fn bad_line(rng: &mut SplitMix64) -> String {
+    match rng.next_u64() % 7 {
+        0 => "jump".into(),
+        1 => "go depth x".into(),
+        2 => "position fen B:W99:B1".into(),
+        3 => "setoption name Hash value 999999999".into(),
+        4 => "position startpos moves 11-16".into(),
+        5 => "bad\u{1}control".into(),
+        _ => "x".repeat(20_000),
+    }
+}
+
+#[derive(Default)]
+struct SessionStats {
+    connects: usize,
+    reconnects: usize,
+    searches: usize,
+    stops: usize,
+    bad_lines: usize,
+    overrun: Vec<f64>,
+    stop: Vec<f64>,
+    errors: BTreeMap<String, usize>,
+}
+
+impl SessionStats {
+    fn error(&mut self, kind: &str) {
+        *self.errors.entry(kind.to_string()).or_insert(0) += 1;
+    }
+}
+
+fn kind(e: &EngineError) -> &'static str {
+    match e {
+        EngineError::Connect { .. } => "connect",
+        EngineError::Timeout { .. } => "timeout",
+        EngineError::Disconnected(_) => "disconnected",
+        EngineError::Write(_) => "write",
+        EngineError::Rejected(_) => "unexpected error reply",
+        EngineError::Spawn { .. } => "spawn",
+    }
+}
+
+/// Waits for `bestmove`, skipping `info`; any other line is an error.
+fn await_bestmove(e: &mut Engine, deadline: Instant) -> Result<(), &'static str> {
+    loop {
+        let line = e.recv(deadline, "bestmove").map_err(|e| kind(&e))?;
+        let w = line.split_whitespace().next().unwrap_or("");
+        match w {
+            "bestmove" => return Ok(()),
+            "info" => {}
+            _ => return Err("unexpected line during search"),
+        }
+    }
+}
+
+fn session(cfg: &LoadConfig, id: usize, until: Instant) -> SessionStats {
+    let mut st = SessionStats::default();
+    let mut rng = SplitMix64(cfg.seed ^ (id as u64).wrapping_mul(0x9e37_79b9));
+    let spec = EngineSpec::Tcp(cfg.addr.clone());
+    let setup = Duration::from_secs(10);
+    let mut conn: Option<Engine> = None;
+    for _ in 0..cfg.max_ops {
+        if Instant::now() >= until {
+            break;
+        }
+        let e = match &mut conn {
+            Some(e) => e,
+            None => match Engine::open(&spec, setup) {
+                Ok(e) => {
+                    st.connects += 1;
+                    conn.insert(e)
+                }
+                Err(e) => {
+                    st.error(kind(&e));
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+            },
+        };
+        let r = rng.next_u64() % 100;
+        let outcome: Result<(), &'static str> = if r < 40 {
+            // A timed search: how far past movetime does bestmove come?
+            let t0 = Instant::now();
+            let limit = Duration::from_millis(cfg.movetime_ms) + cfg.grace;
+            e.send("position startpos")
+                .and_then(|()| e.send(&format!("go movetime {}", cfg.movetime_ms)))
+                .map_err(|e| kind(&e))
+                .and_then(|()| await_bestmove(e, t0 + limit))
+                .map(|()| {
+                    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+                    st.overrun.push((ms - cfg.movetime_ms as f64).max(0.0));
+                    st.searches += 1;
+                })
+        } else if r < 65 {
+            // A long search cut short by stop.
+            let wait = Duration::from_millis(5 + rng.next_u64() % 40);
+            e.send("position startpos")
+                .and_then(|()| e.send("go movetime 60000"))
+                .map_err(|e| kind(&e))
+                .and_then(|()| {
+                    std::thread::sleep(wait);
+                    let t0 = Instant::now();
+                    e.send("stop").map_err(|e| kind(&e))?;
+                    await_bestmove(e, t0 + cfg.grace)?;
+                    st.stop.push(t0.elapsed().as_secs_f64() * 1000.0);
+                    st.stops += 1;
+                    Ok(())
+                })
+        } else if r < 85 {
+            // A bad line, then isready: exactly one error line must come between.
+            let t0 = Instant::now();
+            e.send(&bad_line(&mut rng))
+                .and_then(|()| e.send("isready"))
+                .map_err(|e| kind(&e))
+                .and_then(|()| {
+                    let mut errors = 0;
+                    loop {
+                        let l = e.recv(t0 + cfg.grace, "readyok").map_err(|e| kind(&e))?;
+                        if l == "readyok" {
+                            break;
+                        }
+                        if l.starts_with("error ") {
+                            errors += 1;
+                        } else if !l.starts_with("info") {
+                            return Err("unexpected line after bad line");
+                        }
+                    }
+                    if errors == 1 {
+                        st.bad_lines += 1;
+                        Ok(())
+                    } else {
+                        Err("bad line not answered by exactly one error")
+                    }
+                })
+        } else {
+            // Reconnect, half the time in the middle of a search.
+            if r.is_multiple_of(2) {
+                let _ = e.send("position startpos");
+                let _ = e.send("go movetime 5000");
+            }
+            conn = None;
+            st.reconnects += 1;
+            Ok(())
+        };
+        if let Err(k) = outcome {
+            st.error(k);
+            conn = None; // start clean after any error
+        }
+    }
+    st
+}
+
+/// Runs the load test.
+pub fn run_load(cfg: &LoadConfig) -> Result<LoadReport, LoadError> {
+    let addrs: Vec<_> = cfg
+        .addr
+        .to_socket_addrs()
+        .map_err(|source| LoadError::Resolve {
+            addr: cfg.addr.clone(),
+            source,
+        })?
+        .collect();
+    if addrs.is_empty() || !addrs.iter().all(|a| a.ip().is_loopback()) {
+        return Err(LoadError::NotLoopback(cfg.addr.clone()));
+    }
+    if cfg.sessions == 0 || cfg.sessions > MAX_SESSIONS {
+        return Err(LoadError::Bounds(format!(
+            "sessions must be 1..={MAX_SESSIONS}"
+        )));
+    }
+    if cfg.duration > MAX_DURATION {
+        return Err(LoadError::Bounds(format!(
+            "duration must be at most {} s",
+            MAX_DURATION.as_secs()
+        )));
+    }
+    let t0 = Instant::now();
+    let until = t0 + cfg.duration;
+    let all: Vec<SessionStats> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..cfg.sessions)
+            .map(|id| {
+                std::thread::Builder::new()
+                    .name(format!("load-{id}"))
+                    .spawn_scoped(s, move || session(cfg, id, until))
+                    .expect("spawn session thread")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut rep = LoadReport {
+        sessions: cfg.sessions,
+        ..LoadReport::default()
+    };
+    let (mut overrun, mut stop) = (Vec::new(), Vec::new());
+    for st in all {
+        rep.connects += st.connects;
+        rep.reconnects += st.reconnects;
+        rep.searches += st.searches;
+        rep.stops += st.stops;
+        rep.bad_lines += st.bad_lines;
+        overrun.extend(st.overrun);
+        stop.extend(st.stop);
+        for (k, v) in st.errors {
+            *rep.errors.entry(k).or_insert(0) += v;
+        }
+    }
+    rep.go_overrun_ms = Latency::of(overrun);
+    rep.stop_ms = Latency::of(stop);
+    rep.seconds = t0.elapsed().as_secs_f64();
+    Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles() {
+        let l = Latency::of((1..=100).map(f64::from).collect());
+        assert_eq!((l.count, l.p50, l.p99, l.max), (100, 51.0, 99.0, 100.0));
+        assert_eq!(Latency::of(vec![]).count, 0);
+    }
+
+    #[test]
+    fn refuses_other_addresses() {
+        let cfg = LoadConfig {
+            addr: "10.1.2.3:7777".into(),
+            sessions: 1,
+            duration: Duration::from_secs(1),
+            max_ops: 1,
+            movetime_ms: 10,
+            grace: Duration::from_secs(1),
+            seed: 1,
+        };
+        assert!(matches!(run_load(&cfg), Err(LoadError::NotLoopback(_))));
+    }
+}

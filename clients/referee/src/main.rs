@@ -1,0 +1,353 @@
+//! `kingme-referee`: engine-vs-engine matches (the default) and `load`, a bounded
+//! load test of one server.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use kingme::Variant;
+use kingme_referee::game::{GameRecord, TimeControl};
+use kingme_referee::load::{run_load, LoadConfig};
+use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
+use kingme_referee::stats::{fmt_elo, Sprt, Wdl};
+use kingme_referee::EngineSpec;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kingme-referee",
+    version,
+    about = "Referee engine-vs-engine checkers matches over the kingme protocol",
+    args_conflicts_with_subcommands = true,
+    after_help = "Example:\n  kingme-referee --engine-a 'cmd:kingme' --engine-b tcp:127.0.0.1:7777 \\\n    --option-a Level=max --option-b Level=hard --games 100 --movetime 100 \\\n    --pdn games.pdn --json summary.json"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    play: MatchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Hammer one server with concurrent sessions (loopback only) and print latencies.
+    Load(LoadArgs),
+}
+
+#[derive(Args, Debug)]
+struct MatchArgs {
+    /// Engine A: tcp:HOST:PORT or cmd:"PROGRAM ARGS". Results are from A's view.
+    #[arg(long, value_name = "SPEC")]
+    engine_a: Option<String>,
+    /// Engine B: tcp:HOST:PORT or cmd:"PROGRAM ARGS".
+    #[arg(long, value_name = "SPEC")]
+    engine_b: Option<String>,
+    /// An option for engine A (repeatable), e.g. Level=easy.
+    #[arg(long, value_name = "NAME=VALUE")]
+    option_a: Vec<String>,
+    /// An option for engine B (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option_b: Vec<String>,
+    /// Games to play (each opening twice, colours swapped).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Time per move in milliseconds (`go movetime`).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Game clock instead: SECONDS+INCREMENT per side, e.g. 10+0.1.
+    #[arg(long, value_name = "SECONDS+INC", conflicts_with = "movetime")]
+    tc: Option<String>,
+    /// english (ACF 3-move ballots) or mini (all 0-2 ply openings).
+    #[arg(long, default_value = "english")]
+    variant: String,
+    /// Games played at once (each with its own connections).
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Stop early by SPRT: ELO0,ELO1 (alpha = beta = 0.05).
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<String>,
+    /// A game reaching this many plies is adjudicated a draw.
+    #[arg(long, default_value_t = 300)]
+    max_plies: usize,
+    /// Seed for the opening order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Grace in ms beyond the allowed time before an engine loses on time.
+    #[arg(long, default_value_t = 1000)]
+    margin: u64,
+    /// Write every game here (PDN).
+    #[arg(long, value_name = "FILE")]
+    pdn: Option<PathBuf>,
+    /// Write the summary here (JSON).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct LoadArgs {
+    /// The server, HOST:PORT on loopback.
+    #[arg(long, default_value = "127.0.0.1:7777")]
+    addr: String,
+    /// Concurrent sessions.
+    #[arg(long, default_value_t = 20)]
+    sessions: usize,
+    /// Seconds to run.
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
+    /// Most operations per session.
+    #[arg(long, default_value_t = 1000)]
+    max_ops: usize,
+    /// movetime of the timed searches, ms.
+    #[arg(long, default_value_t = 20)]
+    movetime: u64,
+    /// Time allowed beyond movetime (or after stop) before an answer counts as missing, ms.
+    #[arg(long, default_value_t = 5000)]
+    grace: u64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the report here (JSON).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+fn parse_option(s: &str) -> Result<(String, String)> {
+    let (k, v) = s
+        .split_once('=')
+        .with_context(|| format!("option '{s}': expected NAME=VALUE"))?;
+    if k.trim().is_empty() {
+        bail!("option '{s}': empty name");
+    }
+    Ok((k.trim().to_string(), v.trim().to_string()))
+}
+
+fn parse_tc(s: &str) -> Result<TimeControl> {
+    let (base, inc) = s.split_once('+').unwrap_or((s, "0"));
+    let secs = |t: &str| -> Result<u64> {
+        let v: f64 = t
+            .parse()
+            .with_context(|| format!("--tc {s}: expected SECONDS+INC, e.g. 10+0.1"))?;
+        if !(0.0..=86_400.0).contains(&v) {
+            bail!("--tc {s}: times must be from 0 to 86400 seconds");
+        }
+        Ok((v * 1000.0).round() as u64)
+    };
+    let (base_ms, inc_ms) = (secs(base)?, secs(inc)?);
+    if base_ms == 0 && inc_ms == 0 {
+        bail!("--tc {s}: no time at all");
+    }
+    Ok(TimeControl::Clock { base_ms, inc_ms })
+}
+
+fn parse_sprt(s: &str) -> Result<Sprt> {
+    let (a, b) = s
+        .split_once(',')
+        .with_context(|| format!("--sprt {s}: expected ELO0,ELO1"))?;
+    let (e0, e1): (f64, f64) = (
+        a.trim().parse().context("--sprt: ELO0")?,
+        b.trim().parse().context("--sprt: ELO1")?,
+    );
+    if e0 >= e1 {
+        bail!("--sprt {s}: ELO0 must be below ELO1");
+    }
+    Ok(Sprt::new(e0, e1))
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn game(&mut self, r: &GameRecord, wdl: &Wdl, llr: Option<f64>) {
+        let (elo, _, _) = wdl.elo();
+        let mut msg = format!(
+            "A +{} ={} -{}  {:.1}%  Elo {}",
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            100.0 * wdl.score(),
+            fmt_elo(elo)
+        );
+        if let Some(l) = llr {
+            msg.push_str(&format!("  LLR {l:.2}"));
+        }
+        if let Some(side) = r.termination.fault() {
+            self.0.println(format!(
+                "game {}: {} ({side} at fault)",
+                r.round, r.termination
+            ));
+        }
+        self.0.set_message(msg);
+        self.0.inc(1);
+    }
+}
+
+fn print_report(r: &MatchReport) {
+    println!("A: {}", r.engine_a);
+    println!("B: {}", r.engine_b);
+    println!(
+        "{} games ({}, {}): A +{} ={} -{}  score {:.1}%",
+        r.games,
+        r.variant,
+        r.time_control,
+        r.wdl.wins,
+        r.wdl.draws,
+        r.wdl.losses,
+        100.0 * r.score
+    );
+    let e = |x: Option<f64>, inf: f64| x.map_or_else(|| fmt_elo(inf), fmt_elo);
+    let (elo, _, _) = r.wdl.elo();
+    println!(
+        "Elo difference (A - B): {} [{}, {}] (95%)  LOS {:.1}%",
+        e(r.elo, elo),
+        e(r.elo_low, f64::NEG_INFINITY),
+        e(r.elo_high, f64::INFINITY),
+        100.0 * r.los
+    );
+    if let (Some(t), Some(llr), Some(d)) = (r.sprt, r.llr, r.sprt_decision) {
+        let (lo, hi) = t.bounds();
+        println!(
+            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} [{lo:.2}, {hi:.2}] -> {d:?}{}",
+            t.elo0,
+            t.elo1,
+            t.alpha,
+            t.beta,
+            if r.stopped_early {
+                " (stopped early)"
+            } else {
+                ""
+            }
+        );
+    }
+    let ends: Vec<String> = r
+        .terminations
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    println!("endings: {}", ends.join(", "));
+    if !r.faults.is_empty() {
+        let f: Vec<String> = r.faults.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        println!("faults: {}", f.join(", "));
+    }
+    println!("time: {:.1} s", r.seconds);
+}
+
+fn run_match_cli(a: MatchArgs) -> Result<()> {
+    let spec = |s: Option<String>, flag: &str| -> Result<EngineSpec> {
+        let s = s.with_context(|| format!("{flag} is required (tcp:HOST:PORT or cmd:PROGRAM)"))?;
+        Ok(s.parse()?)
+    };
+    let variant: Variant = a.variant.parse()?;
+    let tc = match (&a.tc, a.movetime) {
+        (Some(t), _) => parse_tc(t)?,
+        (None, Some(ms)) if ms > 0 => TimeControl::MoveTime(ms),
+        (None, Some(_)) => bail!("--movetime must be positive"),
+        (None, None) => bail!("give --movetime MS or --tc SECONDS+INC"),
+    };
+    if a.games == 0 {
+        bail!("--games must be positive");
+    }
+    let cfg = MatchConfig {
+        engine_a: spec(a.engine_a, "--engine-a")?,
+        engine_b: spec(a.engine_b, "--engine-b")?,
+        options_a: a
+            .option_a
+            .iter()
+            .map(|s| parse_option(s))
+            .collect::<Result<_>>()?,
+        options_b: a
+            .option_b
+            .iter()
+            .map(|s| parse_option(s))
+            .collect::<Result<_>>()?,
+        games: a.games,
+        variant,
+        tc,
+        concurrency: a.concurrency.clamp(1, 256),
+        sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
+        max_plies: a.max_plies.max(1),
+        seed: a.seed,
+        margin: Duration::from_millis(a.margin),
+        setup_timeout: Duration::from_secs(10),
+        pdn: a.pdn.clone(),
+        event: "kingme-referee match".into(),
+    };
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(cfg.games as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let mut progress = Bar(bar);
+    let report = run_match(&cfg, &mut progress)?;
+    progress.0.finish_and_clear();
+    print_report(&report);
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn run_load_cli(a: LoadArgs) -> Result<()> {
+    if !(0.0..=600.0).contains(&a.seconds) {
+        bail!("--seconds must be from 0 to 600");
+    }
+    let cfg = LoadConfig {
+        addr: a.addr,
+        sessions: a.sessions,
+        duration: Duration::from_secs_f64(a.seconds),
+        max_ops: a.max_ops,
+        movetime_ms: a.movetime,
+        grace: Duration::from_millis(a.grace),
+        seed: a.seed,
+    };
+    let r = run_load(&cfg)?;
+    println!(
+        "{} sessions, {:.1} s: {} connects ({} reconnects), {} searches, {} stops, {} bad lines",
+        r.sessions, r.seconds, r.connects, r.reconnects, r.searches, r.stops, r.bad_lines
+    );
+    println!(
+        "go->bestmove overrun ms: p50 {:.1} p99 {:.1} max {:.1} (n={})",
+        r.go_overrun_ms.p50, r.go_overrun_ms.p99, r.go_overrun_ms.max, r.go_overrun_ms.count
+    );
+    println!(
+        "stop->bestmove ms: p50 {:.1} p99 {:.1} max {:.1} (n={})",
+        r.stop_ms.p50, r.stop_ms.p99, r.stop_ms.max, r.stop_ms.count
+    );
+    if r.errors.is_empty() {
+        println!("errors: 0");
+    } else {
+        let e: Vec<String> = r.errors.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        println!("errors: {} ({})", r.error_count(), e.join(", "));
+    }
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&r)?;
+        std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
+    }
+    if r.error_count() > 0 {
+        bail!("{} errors", r.error_count());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Load(a)) => run_load_cli(a),
+        None => run_match_cli(cli.play),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kingme-referee: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! A match: games between engine A and engine B on `concurrency` worker threads,
+//! each with its own pair of connections. Results come back to the calling
+//! thread, which keeps the score, writes the PDN as games finish, reports progress
+//! and stops early when an SPRT decides.
+
+use crate::engine::{Engine, EngineError, EngineSpec};
+use crate::game::{play_game, GameRecord, GameSetup, Player, Score, TimeControl};
+use crate::openings::{self, BallotError, Opening, SplitMix64};
+use crate::pdn;
+use crate::stats::{Sprt, SprtDecision, Wdl};
+use kingme::{Color, Variant};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Engine A (results are from its point of view).
+    pub engine_a: EngineSpec,
+    /// Engine B.
+    pub engine_b: EngineSpec,
+    /// Options for A.
+    pub options_a: Vec<(String, String)>,
+    /// Options for B.
+    pub options_b: Vec<(String, String)>,
+    /// Games to play (an SPRT may stop earlier).
+    pub games: usize,
+    /// The rules.
+    pub variant: Variant,
+    /// Time per move or game clock.
+    pub tc: TimeControl,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Optional SPRT.
+    pub sprt: Option<Sprt>,
+    /// Longest game in plies (then a draw).
+    pub max_plies: usize,
+    /// Seed for the opening order.
+    pub seed: u64,
+    /// Grace before a loss on time.
+    pub margin: Duration,
+    /// Limit for connecting, handshakes and `isready`.
+    pub setup_timeout: Duration,
+    /// Where to write the games.
+    pub pdn: Option<PathBuf>,
+    /// `Event` tag.
+    pub event: String,
+}
+
+/// Why a match could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// An engine could not be started or refused its options.
+    #[error("engine {side} ({spec}): {source}")]
+    Engine {
+        /// `A` or `B`.
+        side: &'static str,
+        /// Its spec.
+        spec: String,
+        /// The cause.
+        source: EngineError,
+    },
+    /// The opening data is bad.
+    #[error(transparent)]
+    Ballots(#[from] BallotError),
+    /// The PDN file could not be written.
+    #[error("PDN file {path}: {source}")]
+    Pdn {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// One game in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameSummary {
+    /// Game number.
+    pub round: usize,
+    /// The opening.
+    pub opening: String,
+    /// A's colour, `black` or `white`.
+    pub a_color: String,
+    /// PDN result (`2-0` Black won, `0-2` White won, `1-1` draw).
+    pub result: String,
+    /// A's result.
+    pub score: Score,
+    /// Why it ended.
+    pub termination: String,
+    /// Short reason key.
+    pub termination_kind: String,
+    /// Plies played.
+    pub plies: usize,
+}
+
+/// The result of a match (also the JSON summary).
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchReport {
+    /// Engine A's name and spec.
+    pub engine_a: String,
+    /// Engine B's name and spec.
+    pub engine_b: String,
+    /// The variant.
+    pub variant: String,
+    /// The time control.
+    pub time_control: String,
+    /// Games asked for.
+    pub games_requested: usize,
+    /// A's wins, draws and losses.
+    pub wdl: Wdl,
+    /// Games played.
+    pub games: u32,
+    /// A's score fraction.
+    pub score: f64,
+    /// Elo difference (A minus B); `null` when infinite.
+    pub elo: Option<f64>,
+    /// Lower end of the 95% interval.
+    pub elo_low: Option<f64>,
+    /// Upper end of the 95% interval.
+    pub elo_high: Option<f64>,
+    /// Likelihood that A is stronger.
+    pub los: f64,
+    /// SPRT parameters, if any.
+    pub sprt: Option<Sprt>,
+    /// Final LLR.
+    pub llr: Option<f64>,
+    /// The SPRT's decision.
+    pub sprt_decision: Option<SprtDecision>,
+    /// Whether the SPRT stopped the match early.
+    pub stopped_early: bool,
+    /// How games ended, by kind.
+    pub terminations: BTreeMap<String, u32>,
+    /// Faults (illegal moves, timeouts, crashes, refusals) by engine.
+    pub faults: BTreeMap<String, u32>,
+    /// Opening order seed.
+    pub seed: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Every game, by round.
+    pub game_list: Vec<GameSummary>,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some((x * 10.0).round() / 10.0)
+}
+
+fn label(name: &str, options: &[(String, String)]) -> String {
+    if options.is_empty() {
+        name.to_string()
+    } else {
+        let o: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{name} ({})", o.join(", "))
+    }
+}
+
+/// Progress of a match as games finish.
+pub trait Progress {
+    /// A game has finished; `wdl` is the score so far.
+    fn game(&mut self, record: &GameRecord, wdl: &Wdl, llr: Option<f64>);
+}
+
+/// No progress output.
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn game(&mut self, _: &GameRecord, _: &Wdl, _: Option<f64>) {}
+}
+
+/// Which opening and colours game `i` (0-based) gets: ballot `i / 2` of the
+/// shuffled deck, A as Black in even games and as White in odd ones.
+#[must_use]
+pub fn schedule(deck: &[Opening], i: usize) -> (&Opening, Color) {
+    let o = &deck[(i / 2) % deck.len()];
+    (
+        o,
+        if i.is_multiple_of(2) {
+            Color::Black
+        } else {
+            Color::White
+        },
+    )
+}
+
+/// Plays the match.
+pub fn run_match(
+    cfg: &MatchConfig,
+    progress: &mut dyn Progress,
+) -> Result<MatchReport, MatchError> {
+    let started = Instant::now();
+    let mut deck = openings::for_variant(cfg.variant)?;
+    SplitMix64(cfg.seed).shuffle(&mut deck);
+
+    // Preflight: start both engines once, so a wrong spec or option stops the
+    // match at once; these connections go to the first worker.
+    let options = |o: &[(String, String)]| {
+        let mut v = vec![("Variant".to_string(), cfg.variant.name().to_string())];
+        v.extend(o.iter().cloned());
+        v
+    };
+    let a = Engine::start(&cfg.engine_a, &options(&cfg.options_a), cfg.setup_timeout).map_err(
+        |source| MatchError::Engine {
+            side: "A",
+            spec: cfg.engine_a.to_string(),
+            source,
+        },
+    )?;
+    let b = Engine::start(&cfg.engine_b, &options(&cfg.options_b), cfg.setup_timeout).map_err(
+        |source| MatchError::Engine {
+            side: "B",
+            spec: cfg.engine_b.to_string(),
+            source,
+        },
+    )?;
+    let label_a = label(a.name(), &cfg.options_a);
+    let label_b = label(b.name(), &cfg.options_b);
+    let (label_a, label_b) = if label_a == label_b {
+        (format!("{label_a} [A]"), format!("{label_b} [B]"))
+    } else {
+        (label_a, label_b)
+    };
+    let mut first = Some((a, b));
+
+    let mut pdn_file = match &cfg.pdn {
+        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(
+            |source| MatchError::Pdn {
+                path: p.display().to_string(),
+                source,
+            },
+        )?)),
+        None => None,
+    };
+    let date = pdn::today();
+
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<GameRecord>();
+    let mut wdl = Wdl::default();
+    let mut llr = None;
+    let mut decision = None;
+    let mut records: Vec<GameRecord> = Vec::new();
+    let mut pdn_error = None;
+
+    std::thread::scope(|scope| {
+        for w in 0..cfg.concurrency.max(1) {
+            let tx = tx.clone();
+            let (next, stop, deck) = (&next, &stop, &deck);
+            let mut players = [
+                Player::new(cfg.engine_a.clone(), cfg.options_a.clone(), label_a.clone()),
+                Player::new(cfg.engine_b.clone(), cfg.options_b.clone(), label_b.clone()),
+            ];
+            if let Some((a, b)) = first.take() {
+                players[0].engine = Some(a);
+                players[1].engine = Some(b);
+            }
+            std::thread::Builder::new()
+                .name(format!("referee-{w}"))
+                .spawn_scoped(scope, move || loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= cfg.games {
+                        break;
+                    }
+                    let (opening, a_color) = schedule(deck, i);
+                    let setup = GameSetup {
+                        round: i + 1,
+                        variant: cfg.variant,
+                        opening,
+                        a_color,
+                        tc: cfg.tc,
+                        max_plies: cfg.max_plies,
+                        margin: cfg.margin,
+                        setup_timeout: cfg.setup_timeout,
+                    };
+                    let record = play_game(&mut players, &setup);
+                    if tx.send(record).is_err() {
+                        break;
+                    }
+                })
+                .expect("spawn worker thread");
+        }
+        drop(tx);
+        for record in rx {
+            match record.score() {
+                Score::Win => wdl.wins += 1,
+                Score::Draw => wdl.draws += 1,
+                Score::Loss => wdl.losses += 1,
+            }
+            if let Some(t) = &cfg.sprt {
+                let (l, d) = t.decide(&wdl);
+                llr = Some(l);
+                decision = Some(d);
+                if d != SprtDecision::Continue {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            if let Some(f) = &mut pdn_file {
+                let text = pdn::write_game(&record, &cfg.event, &date);
+                if let Err(e) = f.write_all(text.as_bytes()).and_then(|()| f.flush()) {
+                    pdn_error.get_or_insert(e);
+                }
+            }
+            progress.game(&record, &wdl, llr);
+            records.push(record);
+        }
+    });
+    if let (Some(e), Some(p)) = (pdn_error, &cfg.pdn) {
+        return Err(MatchError::Pdn {
+            path: p.display().to_string(),
+            source: e,
+        });
+    }
+
+    records.sort_by_key(|r| r.round);
+    let mut terminations = BTreeMap::new();
+    let mut faults = BTreeMap::new();
+    for r in &records {
+        *terminations
+            .entry(r.termination.key().to_string())
+            .or_insert(0) += 1;
+        if let Some(side) = r.termination.fault() {
+            *faults.entry(side.to_string()).or_insert(0) += 1;
+        }
+    }
+    let (elo, lo, hi) = wdl.elo();
+    Ok(MatchReport {
+        engine_a: format!("{label_a} <{}>", cfg.engine_a),
+        engine_b: format!("{label_b} <{}>", cfg.engine_b),
+        variant: cfg.variant.name().to_string(),
+        time_control: cfg.tc.to_string(),
+        games_requested: cfg.games,
+        wdl,
+        games: wdl.games(),
+        score: wdl.score(),
+        elo: finite(elo),
+        elo_low: finite(lo),
+        elo_high: finite(hi),
+        los: wdl.los(),
+        sprt: cfg.sprt,
+        llr,
+        sprt_decision: decision,
+        stopped_early: stop.load(Ordering::Relaxed) && (wdl.games() as usize) < cfg.games,
+        terminations,
+        faults,
+        seed: cfg.seed,
+        seconds: started.elapsed().as_secs_f64(),
+        game_list: records
+            .iter()
+            .map(|r| GameSummary {
+                round: r.round,
+                opening: r.opening.clone(),
+                a_color: r.a_color.name().to_string(),
+                result: r.outcome.pdn().to_string(),
+                score: r.score(),
+                termination: r.termination.to_string(),
+                termination_kind: r.termination.key().to_string(),
+                plies: r.moves.len(),
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,249 @@
+//! Match statistics from engine A's point of view: score, Elo difference with a
+//! 95% interval, likelihood of superiority, and the GSPRT log-likelihood ratio.
+
+use serde::Serialize;
+
+/// Wins, draws and losses of engine A.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Wdl {
+    /// Games A won.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games A lost.
+    pub losses: u32,
+}
+
+/// Elo from a score fraction (logistic model); infinite at 0 and 1.
+#[must_use]
+pub fn elo_from_score(s: f64) -> f64 {
+    if s <= 0.0 {
+        f64::NEG_INFINITY
+    } else if s >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / s - 1.0).log10()
+    }
+}
+
+/// The score fraction expected at an Elo difference.
+#[must_use]
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The error function (Abramowitz and Stegun 7.1.26, error below 1.5e-7).
+#[must_use]
+pub fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let y = 1.0
+        - (((((1.061_405_429 * t - 1.453_152_027) * t) + 1.421_413_741) * t - 0.284_496_736) * t
+            + 0.254_829_592)
+            * t
+            * (-x * x).exp();
+    if x >= 0.0 {
+        y
+    } else {
+        -y
+    }
+}
+
+impl Wdl {
+    /// Games played.
+    #[must_use]
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// A's score fraction (a draw counts half); 0.5 with no games.
+    #[must_use]
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            return 0.5;
+        }
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(n)
+    }
+
+    /// Per-game variance of the score.
+    #[must_use]
+    pub fn variance(&self) -> f64 {
+        let n = f64::from(self.games());
+        if n == 0.0 {
+            return 0.0;
+        }
+        let s = self.score();
+        (f64::from(self.wins) * (1.0 - s).powi(2)
+            + f64::from(self.draws) * (0.5 - s).powi(2)
+            + f64::from(self.losses) * s.powi(2))
+            / n
+    }
+
+    /// Elo difference and its 95% interval (normal approximation of the score).
+    #[must_use]
+    pub fn elo(&self) -> (f64, f64, f64) {
+        let s = self.score();
+        let n = f64::from(self.games().max(1));
+        let margin = 1.959_964 * (self.variance() / n).sqrt();
+        (
+            elo_from_score(s),
+            elo_from_score(s - margin),
+            elo_from_score(s + margin),
+        )
+    }
+
+    /// Likelihood of superiority: the chance that A is stronger, from wins and losses.
+    #[must_use]
+    pub fn los(&self) -> f64 {
+        let (w, l) = (f64::from(self.wins), f64::from(self.losses));
+        if w + l == 0.0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt()))
+    }
+
+    /// The GSPRT log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`), the
+    /// normal approximation for trinomial results used by fishtest.
+    #[must_use]
+    pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
+        let var = self.variance();
+        if self.games() == 0 || var <= 0.0 {
+            return 0.0;
+        }
+        let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
+        let s = self.score();
+        f64::from(self.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+    }
+}
+
+/// A sequential probability ratio test.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Sprt {
+    /// Elo of the null hypothesis.
+    pub elo0: f64,
+    /// Elo of the alternative.
+    pub elo1: f64,
+    /// Type I error.
+    pub alpha: f64,
+    /// Type II error.
+    pub beta: f64,
+}
+
+/// What an SPRT says so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SprtDecision {
+    /// Not decided yet.
+    Continue,
+    /// H1 accepted: A is at least `elo1` stronger (with the test's errors).
+    H1,
+    /// H0 accepted: A is at most `elo0` stronger.
+    H0,
+}
+
+impl Sprt {
+    /// A test with alpha = beta = 0.05.
+    #[must_use]
+    pub fn new(elo0: f64, elo1: f64) -> Sprt {
+        Sprt {
+            elo0,
+            elo1,
+            alpha: 0.05,
+            beta: 0.05,
+        }
+    }
+
+    /// The lower and upper LLR bounds.
+    #[must_use]
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// The decision for these results.
+    #[must_use]
+    pub fn decide(&self, wdl: &Wdl) -> (f64, SprtDecision) {
+        let llr = wdl.llr(self.elo0, self.elo1);
+        let (lo, hi) = self.bounds();
+        let d = if llr >= hi {
+            SprtDecision::H1
+        } else if llr <= lo {
+            SprtDecision::H0
+        } else {
+            SprtDecision::Continue
+        };
+        (llr, d)
+    }
+}
+
+/// Formats an Elo value, `+inf`/`-inf` at the ends.
+#[must_use]
+pub fn fmt_elo(e: f64) -> String {
+    if e.is_infinite() {
+        if e > 0.0 { "+inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{e:+.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn even_match() {
+        let w = Wdl {
+            wins: 10,
+            draws: 20,
+            losses: 10,
+        };
+        assert_eq!(w.score(), 0.5);
+        let (e, lo, hi) = w.elo();
+        assert!(e.abs() < 1e-9);
+        assert!(lo < 0.0 && hi > 0.0 && (lo + hi).abs() < 1e-6);
+        assert!((w.los() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn known_values() {
+        // 75% is +190.8 Elo.
+        assert!((elo_from_score(0.75) - 190.848).abs() < 0.01);
+        assert!((score_from_elo(190.848) - 0.75).abs() < 1e-5);
+        assert!((erf(1.0) - 0.842_700_8).abs() < 1e-6);
+        assert!((erf(-0.5) + 0.520_499_9).abs() < 1e-6);
+        let w = Wdl {
+            wins: 30,
+            draws: 0,
+            losses: 10,
+        };
+        // LOS = Phi((30-10)/sqrt(40)) = Phi(3.162) = 0.99922
+        assert!((w.los() - 0.99922).abs() < 1e-4);
+    }
+
+    #[test]
+    fn sprt_decides_both_ways() {
+        let t = Sprt::new(0.0, 10.0);
+        let (lo, hi) = t.bounds();
+        assert!((hi - 2.944).abs() < 1e-3 && (lo + 2.944).abs() < 1e-3);
+        let strong = Wdl {
+            wins: 300,
+            draws: 100,
+            losses: 100,
+        };
+        assert_eq!(t.decide(&strong).1, SprtDecision::H1);
+        let weak = Wdl {
+            wins: 100,
+            draws: 100,
+            losses: 300,
+        };
+        assert_eq!(t.decide(&weak).1, SprtDecision::H0);
+        let few = Wdl {
+            wins: 2,
+            draws: 1,
+            losses: 1,
+        };
+        assert_eq!(t.decide(&few).1, SprtDecision::Continue);
+    }
+}
