@@ -5,10 +5,11 @@ use crate::board::{Game, Move, Position, Variant};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, History, Iteration, SearchLimits, SearchReport};
 pub use crate::search::{Score, TraceNode};
+use crate::solve::MiniTablebase;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -98,7 +99,7 @@ impl FromStr for Level {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
     /// No option with that name.
-    #[error("unknown option '{0}' (options: Level, Hash, Threads, Ponder)")]
+    #[error("unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable)")]
     UnknownOption(String),
     /// A value the option does not take.
     #[error("bad value '{value}' for option {name}: expected {expected}")]
@@ -304,7 +305,16 @@ pub struct Engine {
     hash_mib: usize,
     threads: usize,
     ponder: bool,
+    mini_table: bool,
     tt: Arc<TranspositionTable>,
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Some(true),
+        "false" | "off" | "0" | "no" => Some(false),
+        _ => None,
+    }
 }
 
 impl Default for Engine {
@@ -338,6 +348,7 @@ impl Engine {
             hash_mib: DEFAULT_HASH_MIB,
             threads: 1,
             ponder: false,
+            mini_table: true,
             tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MIB)),
         }
     }
@@ -372,6 +383,10 @@ impl Engine {
             OptionSpec {
                 name: "Ponder",
                 kind: OptionKind::Check { default: false },
+            },
+            OptionSpec {
+                name: "MiniTable",
+                kind: OptionKind::Check { default: true },
             },
         ]
     }
@@ -420,11 +435,10 @@ impl Engine {
             }
             "threads" => self.threads = spin(1, MAX_THREADS)? as usize,
             "ponder" => {
-                self.ponder = match value.trim().to_ascii_lowercase().as_str() {
-                    "true" | "on" | "1" | "yes" => true,
-                    "false" | "off" | "0" | "no" => false,
-                    _ => return Err(bad("true or false".into())),
-                }
+                self.ponder = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
+            }
+            "minitable" => {
+                self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
             }
             _ => return Err(EngineError::UnknownOption(name.to_string())),
         }
@@ -455,6 +469,14 @@ impl Engine {
             },
             trace: limits.trace,
             threads: self.threads,
+            mini_table: if pos.variant() == Variant::Mini
+                && self.level == Level::Max
+                && self.mini_table
+            {
+                mini_table()
+            } else {
+                None
+            },
             ..Default::default()
         };
         if let Some(d) = self.level.max_depth() {
@@ -563,6 +585,35 @@ fn rand_seed() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(0x5eed);
     h.finish()
+}
+
+static MINI_TABLE: OnceLock<&'static MiniTablebase> = OnceLock::new();
+static MINI_TABLE_STARTED: AtomicBool = AtomicBool::new(false);
+
+/// The exact mini-checkers table if it is built; the first call starts building
+/// it on a background thread (about 20 s, 0.8 GB), searches use heuristics until then.
+#[must_use]
+pub fn mini_table() -> Option<&'static MiniTablebase> {
+    if let Some(t) = MINI_TABLE.get() {
+        return Some(*t);
+    }
+    if !MINI_TABLE_STARTED.swap(true, Ordering::SeqCst) {
+        let _ = std::thread::Builder::new()
+            .name("kingme-mini-table".into())
+            .spawn(|| {
+                let _ = MINI_TABLE.set(MiniTablebase::global());
+            });
+    }
+    None
+}
+
+/// Builds the exact mini-checkers table now (blocking) so that searches at level
+/// `max` play mini-checkers perfectly from the first move.
+pub fn prepare_mini_table() -> &'static MiniTablebase {
+    let t = MiniTablebase::global();
+    let _ = MINI_TABLE.set(t);
+    MINI_TABLE_STARTED.store(true, Ordering::SeqCst);
+    t
 }
 
 /// The hashes of the game's positions that can still repeat, for the search.

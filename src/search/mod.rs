@@ -131,6 +131,8 @@ pub struct SearchLimits {
     pub trace: Option<u64>,
     /// Number of threads.
     pub threads: usize,
+    /// Exact mini-checkers values to use below the root (perfect play).
+    pub mini_table: Option<&'static crate::solve::MiniTablebase>,
 }
 
 /// Flags shared between the controller and the search threads.
@@ -273,6 +275,17 @@ fn noise_of(hash: u64, seed: u64, amp: i32) -> i32 {
     (z % (2 * amp as u64 + 1)) as i32 - amp
 }
 
+/// The internal score of an exact mini-checkers value found `ply` plies from the root.
+fn exact_score(v: crate::solve::GameValue, ply: usize) -> i32 {
+    use crate::solve::ValueKind;
+    let d = (ply as u32 + v.plies).min(900) as i32;
+    match v.kind {
+        ValueKind::Win => WIN - d,
+        ValueKind::Loss => -WIN + d,
+        ValueKind::Draw => 0,
+    }
+}
+
 /// Value of a finished game for the side to move (no legal moves).
 fn terminal_score<R: Rules>(pos: &Position, ply: usize) -> i32 {
     if R::KINGS_AND_MULTI_JUMPS {
@@ -334,13 +347,7 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
     }
 
-    fn order(
-        &self,
-        list: &MoveList,
-        tt_idx: u8,
-        ply: usize,
-        side: Color,
-    ) -> Keys {
+    fn order(&self, list: &MoveList, tt_idx: u8, ply: usize, side: Color) -> Keys {
         let mut keys = Keys::new();
         for (i, m) in list.iter().enumerate() {
             let k = if i == tt_idx as usize {
@@ -398,6 +405,11 @@ impl<'a, 'r> Worker<'a, 'r> {
             self.stats.seldepth = ply as u32;
         }
         let hash = pos.hash();
+        if !R::KINGS_AND_MULTI_JUMPS && ply > 0 {
+            if let Some(tb) = self.sh.limits.mini_table {
+                return exact_score(tb.value(pos), ply);
+            }
+        }
         if ply > 0
             && (self.is_repetition(hash, quiet)
                 || (R::KINGS_AND_MULTI_JUMPS && quiet >= crate::board::FORTY_MOVE_PLIES))
@@ -681,7 +693,8 @@ fn run_root<R: Rules>(
                 r.iteration(&it);
             }
             result.last = Some(it);
-            let decided = score.abs() >= WIN_BOUND && (WIN - score.abs()) as u32 <= depth;
+            let decided = limits.mini_table.is_some()
+                || (score.abs() >= WIN_BOUND && (WIN - score.abs()) as u32 <= depth);
             if decided && !control.hold.load(Ordering::Relaxed) {
                 break;
             }
