@@ -470,7 +470,14 @@ impl Session {
                 }
             }
             _ => {
-                if let Err(e) = self.engine().set_option(name, value) {
+                let specs = self.option_specs();
+                if !specs.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
+                    let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                    out.push(Response::Error(format!(
+                        "setoption: unknown option '{name}' (options: {})",
+                        names.join(", ")
+                    )));
+                } else if let Err(e) = self.engine().set_option(name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 }
             }
