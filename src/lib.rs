@@ -13,12 +13,15 @@
 //! - [`protocol`]: the kingme line protocol (`protocol/PROTOCOL.md`): the nom
 //!   parsed `Command`, the `Response` lines, and the transport-independent
 //!   `Session` state machine.
+//! - [`hub`]: Scan's Hub protocol on stdio (`kingme hub`) with pydraughts'
+//!   English position and move conventions.
 //! - [`server`]: the transports driving a `Session`: stdio (the default) and
 //!   TCP (`--listen`), with line, connection, search and idle limits.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
+pub mod hub;
 pub mod perft;
 pub mod protocol;
 pub mod server;

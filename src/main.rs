@@ -86,6 +86,9 @@ enum Command {
     },
     /// Solve a mini-checkers position exactly: its value and each move's value.
     Solve(SolveArgs),
+    /// Speak Scan's Hub protocol on stdin/stdout (for pydraughts' HubEngine and
+    /// Hub GUIs). Nothing is written to stderr.
+    Hub,
 }
 
 #[derive(Args, Debug)]
@@ -238,6 +241,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Solve(a)) => run_solve(&a),
+        Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         None => run_server(&cli.serve),
     };
     match res {
