@@ -554,10 +554,8 @@ impl Engine {
                     ponder: res.ponder,
                 });
             });
-        let thread = match thread {
-            Ok(t) => Some(t),
-            Err(_) => None,
-        };
+        // The OS refusing a thread is the one case without a BestMove.
+        let thread = thread.ok();
         SearchHandle {
             control,
             start: Instant::now(),

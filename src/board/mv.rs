@@ -183,9 +183,10 @@ impl MoveList {
     /// An empty list.
     #[inline]
     #[must_use]
-    pub const fn new() -> MoveList {
+    pub fn new() -> MoveList {
         MoveList {
-            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            // SAFETY: an array of `MaybeUninit` needs no initialisation.
+            moves: unsafe { MaybeUninit::<[MaybeUninit<Move>; MAX_MOVES]>::uninit().assume_init() },
             len: 0,
         }
     }

@@ -202,7 +202,7 @@ impl Position {
     /// Whether `m` is one of the legal moves (up to capture path).
     #[must_use]
     pub fn is_legal(&self, m: Move) -> bool {
-        self.legal_moves_all_paths().iter().any(|&l| l == m)
+        self.legal_moves_all_paths().contains(&m)
     }
 
     /// The result if the game is over in this position by the rules of its variant

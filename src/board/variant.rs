@@ -62,7 +62,11 @@ impl Variant {
         let w = self.size() / 2;
         let row = index as u32 / w;
         let k = index as u32 % w;
-        let col = if row % 2 == 0 { 2 * k + 1 } else { 2 * k };
+        let col = if row.is_multiple_of(2) {
+            2 * k + 1
+        } else {
+            2 * k
+        };
         (row, col)
     }
 
@@ -70,7 +74,7 @@ impl Variant {
     #[must_use]
     pub const fn index_at(self, row: u32, col: u32) -> Option<u8> {
         let n = self.size();
-        if row >= n || col >= n || (row + col) % 2 == 0 {
+        if row >= n || col >= n || (row + col).is_multiple_of(2) {
             return None;
         }
         Some((row * (n / 2) + col / 2) as u8)
@@ -104,9 +108,9 @@ const fn mask_where(size: u32, pred: u8) -> u32 {
         let row = i / w;
         let k = i % w;
         let hit = match pred {
-            0 => row % 2 == 0,
-            1 => row % 2 == 1 && k == 0,
-            2 => row % 2 == 0 && k == w - 1,
+            0 => row.is_multiple_of(2),
+            1 => !row.is_multiple_of(2) && k == 0,
+            2 => row.is_multiple_of(2) && k == w - 1,
             3 => row == 0,
             4 => row == size - 1,
             _ => true,
