@@ -1,0 +1,315 @@
+//! One browser tab (one WebSocket) to one kingme session.
+//!
+//! The page sends protocol lines as WebSocket text messages (one or several
+//! lines per message); the bridge answers with text messages holding one or
+//! more protocol lines. What the page sends is checked before it reaches the
+//! session: binary messages, messages over [`MAX_MESSAGE`] and lines over
+//! [`MAX_LINE`] get an `error` line and are otherwise ignored; a message over
+//! [`crate::MAX_FRAME`] can't be read at all and closes the socket (code 1009).
+//!
+//! In-process, the loop is the engine's TCP handler with a WebSocket in place of
+//! the framed TCP stream: lines go to [`Session::handle_line`], engine events to
+//! [`Session::handle_event`], a queued search waits for a slot. When the tab goes
+//! away the session is dropped on a blocking thread, which stops its search and
+//! joins the search thread, before the tab stops counting in [`crate::Stats`].
+
+use crate::{EngineSpec, Shared, MAX_LINE, MAX_MESSAGE};
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use kingme::protocol::{Flow, Response, Session};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::sync::{AcquireError, OwnedSemaphorePermit};
+use tokio::time::{timeout, Instant};
+use tokio_util::codec::{Framed, LinesCodec, LinesCodecError};
+
+/// Longest line accepted from a kingme TCP server (a `board` or `help` reply
+/// is several lines; a long PV fits easily).
+const MAX_ENGINE_LINE: usize = 64 * 1024;
+
+/// What one WebSocket read amounts to.
+enum Inbound {
+    /// A text message: protocol lines.
+    Text(String),
+    /// Something to refuse with this `error` text; the socket stays open.
+    Refuse(String),
+    /// Nothing to do (ping, pong).
+    Nothing,
+    /// The tab closed (close frame or end of stream).
+    Closed,
+    /// The socket failed (a message over the frame cap, a protocol violation).
+    Failed(String),
+}
+
+fn classify(msg: Option<Result<Message, axum::Error>>) -> Inbound {
+    match msg {
+        Some(Ok(Message::Text(t))) if t.len() > MAX_MESSAGE => Inbound::Refuse(format!(
+            "message too long ({} bytes; at most {MAX_MESSAGE}); ignored",
+            t.len()
+        )),
+        Some(Ok(Message::Text(t))) => Inbound::Text(t.as_str().to_owned()),
+        Some(Ok(Message::Binary(b))) => Inbound::Refuse(format!(
+            "binary message ({} bytes) ignored: send protocol lines as text",
+            b.len()
+        )),
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => Inbound::Nothing,
+        Some(Ok(Message::Close(_))) | None => Inbound::Closed,
+        Some(Err(e)) => Inbound::Failed(e.to_string()),
+    }
+}
+
+/// The lines of a text message: split at LF, a CR before it dropped, the empty
+/// piece after a final LF left out.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_terminator('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+}
+
+fn error_line(text: impl Into<String>) -> String {
+    Response::Error(text.into()).to_string()
+}
+
+/// Serves one tab until it closes, the session quits or the server shuts down.
+pub(crate) async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
+    let Ok(permit) = Arc::clone(&shared.tabs).try_acquire_owned() else {
+        let max = shared.config.max_sessions;
+        tracing::warn!(max, "refused a tab: too many sessions");
+        let msg = error_line(format!(
+            "server full ({max} sessions); try again later"
+        ));
+        let _ = timeout(Duration::from_secs(2), async {
+            socket.send(Message::Text(msg.into())).await?;
+            socket.send(close(close_code::AGAIN, "server full")).await
+        })
+        .await;
+        return;
+    };
+    shared.stats.sessions.fetch_add(1, Ordering::SeqCst);
+    tracing::info!(sessions = shared.stats.sessions(), "tab connected");
+    match &shared.config.engine {
+        EngineSpec::InProcess => in_process(socket, &shared).await,
+        EngineSpec::Tcp(addr) => over_tcp(socket, &shared, addr).await,
+    }
+    shared.stats.sessions.fetch_sub(1, Ordering::SeqCst);
+    tracing::info!(sessions = shared.stats.sessions(), "tab closed");
+    drop(permit);
+}
+
+fn close(code: u16, reason: &'static str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    }))
+}
+
+/// Sends `text` (one or more lines), giving up after the write timeout.
+async fn send_text(socket: &mut WebSocket, text: String, wait: Duration) -> Result<(), String> {
+    match timeout(wait, socket.send(Message::Text(text.into()))).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("write timed out".into()),
+    }
+}
+
+/// After a read failure: say why if the socket still takes it, then close.
+async fn fail(socket: &mut WebSocket, why: &str) {
+    tracing::debug!(error = why, "tab read failed");
+    let too_big = why.contains("too long") || why.contains("too big") || why.contains("Space limit");
+    let _ = timeout(Duration::from_secs(1), async {
+        let text = if too_big {
+            error_line(format!(
+                "message too big (over {} bytes); closing",
+                crate::MAX_FRAME
+            ))
+        } else {
+            error_line(format!("bad WebSocket data ({why}); closing"))
+        };
+        socket.send(Message::Text(text.into())).await?;
+        let code = if too_big {
+            close_code::SIZE
+        } else {
+            close_code::PROTOCOL
+        };
+        socket.send(close(code, "bad message")).await
+    })
+    .await;
+}
+
+type SlotWait = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
+
+/// Drives a [`Session`] in this process, as `kingme::server::tcp` does.
+async fn in_process(mut socket: WebSocket, shared: &Shared) {
+    let (mut session, mut events) = Session::new(shared.config.session.clone());
+    let mut shutdown = shared.shutdown.clone();
+    let mut out = vec![session.greeting()];
+    let mut slot_wait: Option<SlotWait> = None;
+    let mut closing = false;
+    let mut shutting_down = false;
+    let mut close_deadline = Instant::now();
+    loop {
+        if !out.is_empty() {
+            let text = out
+                .drain(..)
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join("\n");
+            if let Err(e) = send_text(&mut socket, text, shared.config.write_timeout).await {
+                tracing::debug!(error = %e, "tab write failed");
+                break;
+            }
+        }
+        if closing && !session.is_searching() {
+            let _ = timeout(
+                Duration::from_secs(1),
+                socket.send(close(close_code::NORMAL, "bye")),
+            )
+            .await;
+            break;
+        }
+        match (session.queued_on(), slot_wait.is_some()) {
+            (Some(sem), false) => slot_wait = Some(Box::pin(sem.acquire_owned())),
+            (None, true) => slot_wait = None,
+            _ => {}
+        }
+        tokio::select! {
+            msg = socket.next(), if !closing => match classify(msg) {
+                Inbound::Text(text) => {
+                    for line in lines(&text) {
+                        if line.len() > MAX_LINE {
+                            session.handle_overlong(MAX_LINE, &mut out);
+                        } else if session.handle_line(line.as_bytes(), &mut out) == Flow::Quit {
+                            closing = true;
+                            close_deadline = Instant::now() + Duration::from_secs(5);
+                            break;
+                        }
+                    }
+                }
+                Inbound::Refuse(why) => out.push(Response::Error(why)),
+                Inbound::Nothing => {}
+                // The tab is gone: nobody reads a bestmove, so don't wait for one.
+                Inbound::Closed => break,
+                Inbound::Failed(why) => {
+                    fail(&mut socket, &why).await;
+                    break;
+                }
+            },
+            Some(ev) = events.recv() => session.handle_event(ev, &mut out),
+            permit = async { slot_wait.as_mut().expect("guarded").await }, if slot_wait.is_some() => {
+                slot_wait = None;
+                match permit {
+                    Ok(p) => session.slot_granted(p, &mut out),
+                    Err(_) => session.stop(&mut out),
+                }
+            }
+            changed = shutdown.changed(), if !shutting_down => {
+                if changed.is_err() || *shutdown.borrow() {
+                    shutting_down = true;
+                    out.push(Response::InfoString("server shutting down".into()));
+                    session.stop(&mut out);
+                    closing = true;
+                    close_deadline = Instant::now() + Duration::from_secs(2);
+                }
+            }
+            () = tokio::time::sleep_until(close_deadline), if closing => {
+                tracing::warn!("search did not end in time after stop");
+                break;
+            }
+        }
+    }
+    // Dropping the session stops and joins its search thread: off the async
+    // workers, and awaited, so no search outlives its tab.
+    drop(socket);
+    let _ = tokio::task::spawn_blocking(move || drop(session)).await;
+}
+
+/// Relays lines between the tab and a kingme TCP server; closing either side
+/// closes the other (the server then stops the session's search).
+async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
+    let wait = shared.config.write_timeout;
+    let stream = match timeout(Duration::from_secs(5), TcpStream::connect(addr)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            let msg = error_line(format!("cannot reach the engine at {addr}: {e}"));
+            let _ = send_text(&mut socket, msg, wait).await;
+            let _ = socket.send(close(close_code::ERROR, "engine unreachable")).await;
+            return;
+        }
+        Err(_) => {
+            let msg = error_line(format!("cannot reach the engine at {addr}: timed out"));
+            let _ = send_text(&mut socket, msg, wait).await;
+            let _ = socket.send(close(close_code::ERROR, "engine unreachable")).await;
+            return;
+        }
+    };
+    let _ = stream.set_nodelay(true);
+    let mut engine = Framed::new(stream, LinesCodec::new_with_max_length(MAX_ENGINE_LINE));
+    let mut shutdown = shared.shutdown.clone();
+    loop {
+        tokio::select! {
+            msg = socket.next() => {
+                let mut replies = Vec::new();
+                match classify(msg) {
+                    Inbound::Text(text) => {
+                        for line in lines(&text) {
+                            if line.len() > MAX_LINE {
+                                replies.push(error_line(format!(
+                                    "line too long (more than {MAX_LINE} bytes); ignored"
+                                )));
+                            } else if let Err(e) = engine.feed(line.to_owned()).await {
+                                tracing::debug!(error = %e, "engine write failed");
+                                return;
+                            }
+                        }
+                        if let Err(e) = SinkExt::<String>::flush(&mut engine).await {
+                            tracing::debug!(error = %e, "engine write failed");
+                            return;
+                        }
+                    }
+                    Inbound::Refuse(why) => replies.push(error_line(why)),
+                    Inbound::Nothing => {}
+                    Inbound::Closed => return,
+                    Inbound::Failed(why) => {
+                        fail(&mut socket, &why).await;
+                        return;
+                    }
+                }
+                if !replies.is_empty() && send_text(&mut socket, replies.join("\n"), wait).await.is_err() {
+                    return;
+                }
+            }
+            line = engine.next() => {
+                let text = match line {
+                    Some(Ok(l)) => l,
+                    Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                        error_line("the engine sent an overlong line; dropped")
+                    }
+                    Some(Err(e)) => {
+                        let msg = error_line(format!("connection to the engine failed: {e}"));
+                        let _ = send_text(&mut socket, msg, wait).await;
+                        let _ = socket.send(close(close_code::ERROR, "engine failed")).await;
+                        return;
+                    }
+                    None => {
+                        let _ = socket.send(close(close_code::NORMAL, "engine closed")).await;
+                        return;
+                    }
+                };
+                if send_text(&mut socket, text, wait).await.is_err() {
+                    return;
+                }
+            }
+            changed = shutdown.changed() => {
+                if changed.is_err() || *shutdown.borrow() {
+                    let msg = Response::InfoString("server shutting down".into()).to_string();
+                    let _ = send_text(&mut socket, msg, wait).await;
+                    let _ = socket.send(close(close_code::AWAY, "shutting down")).await;
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! `kingme-web`: a browser board for kingme.
+//!
+//! # Layout
+//!
+//! - [`page`]: the one page (HTML, CSS, JS) embedded in the binary, served at
+//!   `/`, `/app.js` and `/style.css`. The page speaks the kingme protocol text
+//!   itself over a WebSocket at `/ws`: it is a protocol-aware GUI.
+//! - [`bridge`]: one WebSocket (one browser tab) to one kingme session, either a
+//!   [`kingme::protocol::Session`] driven in-process the way the engine's TCP
+//!   server drives it, or a connection to a kingme TCP server
+//!   (`--engine tcp:HOST:PORT`). A tab that goes away frees its session (the
+//!   search is stopped and its thread joined); bad messages get `error` lines.
+//! - This file: [`WebConfig`], the router ([`app`]) and [`serve`].
+
+pub mod bridge;
+pub mod page;
+
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use kingme::protocol::SessionConfig;
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+
+/// Longest protocol line accepted from the page, in bytes (as the engine's own limit).
+pub const MAX_LINE: usize = kingme::server::MAX_LINE;
+/// Longest WebSocket message answered with an `error` line rather than read.
+pub const MAX_MESSAGE: usize = 64 * 1024;
+/// Longest WebSocket message (and frame) read at all; a bigger one closes the
+/// socket with code 1009 (message too big).
+pub const MAX_FRAME: usize = 1024 * 1024;
+
+/// Where each tab's kingme session runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineSpec {
+    /// A [`kingme::protocol::Session`] inside this process (the default).
+    InProcess,
+    /// A kingme TCP server (`kingme --listen ADDR`): one connection per tab.
+    Tcp(String),
+}
+
+/// `--engine` was neither `inprocess` nor `tcp:HOST:PORT`.
+#[derive(Debug, thiserror::Error)]
+#[error("bad engine '{0}': expected inprocess or tcp:HOST:PORT")]
+pub struct ParseEngineSpecError(String);
+
+impl FromStr for EngineSpec {
+    type Err = ParseEngineSpecError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "inprocess" | "in-process" | "local" => Ok(EngineSpec::InProcess),
+            _ => match s.strip_prefix("tcp:") {
+                Some(addr) if addr.rsplit_once(':').is_some_and(|(h, p)| {
+                    !h.is_empty() && p.parse::<u16>().is_ok()
+                }) =>
+                {
+                    Ok(EngineSpec::Tcp(addr.to_string()))
+                }
+                _ => Err(ParseEngineSpecError(s.to_string())),
+            },
+        }
+    }
+}
+
+/// Settings of the web server.
+#[derive(Clone, Debug)]
+pub struct WebConfig {
+    /// Where sessions run.
+    pub engine: EngineSpec,
+    /// Tabs served at once; one more gets an `error` line and is closed.
+    pub max_sessions: usize,
+    /// In-process searches running at once; more wait in a fair queue.
+    pub max_searches: usize,
+    /// A tab that can't take our output for this long is closed.
+    pub write_timeout: Duration,
+    /// What each in-process session allows (its `search_slots` is set by [`app`]).
+    pub session: SessionConfig,
+}
+
+impl Default for WebConfig {
+    /// The limits of the engine's own TCP server.
+    fn default() -> Self {
+        let tcp = kingme::server::ServerConfig::default();
+        WebConfig {
+            engine: EngineSpec::InProcess,
+            max_sessions: 64,
+            max_searches: tcp.max_searches,
+            write_timeout: tcp.write_timeout,
+            session: tcp.session,
+        }
+    }
+}
+
+/// Live counters, for logs and tests.
+#[derive(Debug, Default)]
+pub struct Stats {
+    sessions: AtomicUsize,
+}
+
+impl Stats {
+    /// Tabs whose session is still open (a session counts until its search
+    /// thread has been joined).
+    #[must_use]
+    pub fn sessions(&self) -> usize {
+        self.sessions.load(Ordering::SeqCst)
+    }
+}
+
+/// What every request handler shares.
+pub(crate) struct Shared {
+    pub(crate) config: WebConfig,
+    pub(crate) stats: Arc<Stats>,
+    pub(crate) tabs: Arc<Semaphore>,
+    pub(crate) shutdown: watch::Receiver<bool>,
+}
+
+/// The server's routes, the counters they update, and the sender that tells
+/// every open tab the server is shutting down (send `true`).
+#[must_use]
+pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
+    config.session.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
+    let stats = Arc::new(Stats::default());
+    let (tx, rx) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        tabs: Arc::new(Semaphore::new(config.max_sessions)),
+        config,
+        stats: Arc::clone(&stats),
+        shutdown: rx,
+    });
+    let router = Router::new()
+        .route("/", get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }))
+        .route("/index.html", get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }))
+        .route("/app.js", get(|| async { asset(page::APP_JS, "text/javascript; charset=utf-8") }))
+        .route("/style.css", get(|| async { asset(page::STYLE_CSS, "text/css; charset=utf-8") }))
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
+        .route("/ws", get(ws_upgrade))
+        .with_state(shared);
+    (router, stats, tx)
+}
+
+/// Serves `listener` until `shutdown` completes; then tells every tab, stops
+/// their searches and waits (up to 5 s) for their sessions to close.
+pub async fn serve(
+    listener: TcpListener,
+    config: WebConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (router, stats, tx) = app(config);
+    let res = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = tx.send(true);
+        })
+        .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while stats.sessions() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    res
+}
+
+/// An embedded file with its type and a strict content security policy (the
+/// page loads nothing from elsewhere).
+fn asset(body: &'static str, mime: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, mime),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; connect-src 'self'; img-src 'self' data:; \
+                 style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; \
+                 frame-ancestors 'none'",
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Whether a WebSocket upgrade comes from our own page: no `Origin` (a program),
+/// or one naming the host the request was sent to. Other sites' pages may not
+/// drive the engine through a visitor's browser.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin = origin.to_str().ok().and_then(|o| o.split_once("://"));
+    matches!((origin, host), (Some((_, o)), Some(h)) if o.eq_ignore_ascii_case(h))
+}
+
+async fn ws_upgrade(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if !same_origin(&headers) {
+        return (StatusCode::FORBIDDEN, "cross-origin WebSocket refused\n").into_response();
+    }
+    ws.max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket| bridge::run(socket, shared))
+        .into_response()
+}

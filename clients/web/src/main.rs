@@ -1,0 +1,63 @@
+//! `kingme-web`: serves the browser board and bridges each tab to a kingme
+//! session (in-process, or a kingme TCP server with `--engine tcp:HOST:PORT`).
+
+use anyhow::Context;
+use clap::Parser;
+use kingme_web::{EngineSpec, WebConfig};
+
+/// A browser board for kingme: open the printed URL.
+#[derive(Parser, Debug)]
+#[command(name = "kingme-web", version, about)]
+struct Args {
+    /// Address to serve the page on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Where sessions run: `inprocess`, or `tcp:HOST:PORT` for a kingme server
+    /// (`kingme --listen HOST:PORT`).
+    #[arg(long, default_value = "inprocess")]
+    engine: EngineSpec,
+    /// Browser tabs served at once.
+    #[arg(long, default_value_t = 64)]
+    max_sessions: usize,
+    /// In-process searches running at once (default: the number of cores).
+    #[arg(long)]
+    max_searches: Option<usize>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    kingme::server::init_logging("warn");
+    let mut config = WebConfig {
+        engine: args.engine,
+        max_sessions: args.max_sessions.max(1),
+        ..WebConfig::default()
+    };
+    if let Some(n) = args.max_searches {
+        config.max_searches = n.max(1);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kingme-web")
+        .build()
+        .context("starting the runtime")?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("binding {}", args.listen))?;
+        let local = listener.local_addr()?;
+        if !local.ip().is_loopback() {
+            eprintln!(
+                "WARNING: kingme-web is listening on {local}, reachable from other machines: \
+                 anyone who can connect can use this machine's CPU. Bind 127.0.0.1 unless you mean it."
+            );
+        }
+        let engine = match &config.engine {
+            EngineSpec::InProcess => "in-process engine".to_string(),
+            EngineSpec::Tcp(a) => format!("engine at tcp:{a}"),
+        };
+        println!("kingme-web: open http://{local}/ in a browser ({engine}; Ctrl-C to stop)");
+        kingme_web::serve(listener, config, kingme::server::shutdown_signal())
+            .await
+            .context("serving")
+    })
+}
