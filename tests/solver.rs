@@ -532,6 +532,7 @@ fn start_position_is_solved_and_consistent() {
     let start = Position::startpos(Variant::Mini);
     let v = tb.value(&start);
     assert_eq!(v, GameValue::draw(20));
+    assert_eq!(tb.len(), kingme::solve::START_POSITIONS);
     assert_eq!(tb.value(&start.with_turn(Color::White)), v);
     // Random games from the start, both sides first, checked against the table
     // and against a fresh solver on the late positions.
