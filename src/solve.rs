@@ -23,6 +23,7 @@ use crate::board::movegen;
 use crate::board::{Color, Mini, Move, MoveList, Position, Variant};
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::{Mutex, OnceLock};
 
 /// Who wins with best play, from the point of view of the side to move.
@@ -346,12 +347,14 @@ const MAX_CHILDREN: usize = 32;
 /// How often (in new positions) the progress callback is called.
 const PROGRESS_EVERY: usize = 1 << 20;
 
-/// The children of `pos`, or `None` when the game is over. Kept out of line so
-/// the move list does not sit in every frame of the recursion.
+/// Writes the children of `pos` to `out` and returns how many (0 when the game
+/// is over). Kept out of line so the move list does not sit in every frame of
+/// the recursion.
 #[inline(never)]
 fn children(pos: &Position, out: &mut [Position; MAX_CHILDREN]) -> usize {
     let mut list = MoveList::new();
     movegen::generate::<Mini>(pos, &mut list);
+    debug_assert!(list.len() <= MAX_CHILDREN, "{pos}: too many moves");
     let n = list.len().min(MAX_CHILDREN);
     for (slot, &m) in out.iter_mut().zip(list.iter()) {
         let mut c = *pos;
@@ -573,6 +576,8 @@ impl MiniSolver {
     }
 }
 
+static GLOBAL: OnceLock<MiniTablebase> = OnceLock::new();
+
 /// The values of every position reachable from the mini start position (either
 /// side to move first), shared read-only between threads, plus a locked cache
 /// for positions outside that set.
@@ -614,8 +619,27 @@ impl MiniTablebase {
     /// wait for it.
     #[must_use]
     pub fn global() -> &'static MiniTablebase {
-        static TB: OnceLock<MiniTablebase> = OnceLock::new();
-        TB.get_or_init(|| MiniTablebase::build(&mut |_| {}))
+        GLOBAL.get_or_init(|| MiniTablebase::build(&mut |_| {}))
+    }
+
+    /// The process-wide tablebase if it is already built; never waits.
+    #[must_use]
+    pub fn try_global() -> Option<&'static MiniTablebase> {
+        GLOBAL.get()
+    }
+
+    /// Starts building the process-wide tablebase on a background thread
+    /// (once per process) and returns at once; see [`MiniTablebase::try_global`].
+    pub fn prepare_in_background() {
+        static STARTED: AtomicBool = AtomicBool::new(false);
+        if GLOBAL.get().is_none() && !STARTED.swap(true, AtomicOrdering::Relaxed) {
+            std::thread::Builder::new()
+                .name("mini-tablebase".into())
+                .spawn(|| {
+                    let _ = MiniTablebase::global();
+                })
+                .expect("spawn the tablebase thread");
+        }
     }
 
     /// The exact value of `pos` for its side to move: a lookup for positions

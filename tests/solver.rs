@@ -54,7 +54,7 @@ fn coords_of(n: usize) -> (usize, usize) {
     let i = n - 1;
     let r = i / 3;
     let k = i % 3;
-    let c = if r % 2 == 0 { 2 * k + 1 } else { 2 * k };
+    let c = if r.is_multiple_of(2) { 2 * k + 1 } else { 2 * k };
     (r, c)
 }
 
@@ -528,7 +528,9 @@ fn perfect_play_from_sparse_positions_ends_as_predicted() {
 
 #[test]
 fn start_position_is_solved_and_consistent() {
+    kingme::solve::MiniTablebase::prepare_in_background();
     let tb = kingme::solve::MiniTablebase::global();
+    assert!(kingme::solve::MiniTablebase::try_global().is_some());
     let start = Position::startpos(Variant::Mini);
     let v = tb.value(&start);
     assert_eq!(v, GameValue::draw(20));
