@@ -15,12 +15,15 @@
 //!   `Session` state machine.
 //! - [`hub`]: Scan's Hub protocol on stdio (`kingme hub`) with pydraughts'
 //!   English position and move conventions.
+//! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`), in pydraughts'
+//!   English dialect.
 //! - [`server`]: the transports driving a `Session`: stdio (the default) and
 //!   TCP (`--listen`), with line, connection, search and idle limits.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
+pub mod dxp;
 pub mod hub;
 pub mod perft;
 pub mod protocol;

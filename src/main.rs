@@ -31,7 +31,7 @@ struct ServeArgs {
     /// TCP: connections served at once (one more gets an error line).
     #[arg(long, default_value_t = 1024)]
     max_connections: usize,
-    /// TCP: searches running at once across all clients [default: number of cores].
+    /// TCP: searches running at once across all clients [default: cores - 1, at least 1].
     #[arg(long)]
     max_searches: Option<usize>,
     /// TCP: close a connection after this many seconds without input.
@@ -89,6 +89,53 @@ enum Command {
     /// Speak Scan's Hub protocol on stdin/stdout (for pydraughts' HubEngine and
     /// Hub GUIs). Nothing is written to stderr.
     Hub,
+    /// Play DXP (DamExchange) games over TCP as the follower, e.g. against
+    /// pydraughts' DXPEngine (English, squares 1-32).
+    Dxp(DxpArgs),
+}
+
+#[derive(Args, Debug)]
+struct DxpArgs {
+    /// Address to listen on (loopback by default: DXP has no authentication).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:27531")]
+    listen: String,
+    /// Playing strength: easy, medium, hard or max.
+    #[arg(long, default_value = "max")]
+    level: String,
+    /// Transposition table per game, in MiB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Search threads per game.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Milliseconds per move when the game request sets no clock
+    /// [default: the level's think time].
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Games played at once; more requests are refused.
+    #[arg(long, default_value_t = 4)]
+    max_games: usize,
+    /// Close a connection after this many seconds without a message.
+    #[arg(long, default_value_t = 900)]
+    idle_timeout: u64,
+}
+
+fn run_dxp(a: &DxpArgs) -> Result<(), String> {
+    use std::time::Duration;
+    let config = kingme::dxp::DxpConfig {
+        options: vec![
+            ("Level".into(), a.level.clone()),
+            ("Hash".into(), a.hash.to_string()),
+            ("Threads".into(), a.threads.to_string()),
+        ],
+        movetime: a.movetime.map(Duration::from_millis),
+        max_games: a.max_games.max(1),
+        idle_timeout: Duration::from_secs(a.idle_timeout),
+        ..Default::default()
+    };
+    config.validate().map_err(|e| e.to_string())?;
+    kingme::server::init_logging("info");
+    kingme::dxp::run(&a.listen, config).map_err(|e| format!("{}: {e}", a.listen))
 }
 
 #[derive(Args, Debug)]
@@ -246,6 +293,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Solve(a)) => run_solve(&a),
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
+        Some(Command::Dxp(a)) => run_dxp(&a),
         None => run_server(&cli.serve),
     };
     match res {
