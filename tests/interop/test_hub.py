@@ -5,6 +5,7 @@ pydraughts' own move generator, and every game must end by the rules.
 Needs target/release/kingme (`.ci/run` builds it) and pydraughts==0.6.7.
 """
 
+import os
 import random
 import signal
 import subprocess
@@ -16,7 +17,7 @@ draughts = pytest.importorskip("draughts")
 from draughts.engine import HubEngine, Limit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-KINGME = ROOT / "target" / "release" / "kingme"
+KINGME = Path(os.environ.get("KINGME_BIN") or ROOT / "target" / "release" / "kingme")
 MAX_PLIES = 400
 
 pytestmark = pytest.mark.skipif(not KINGME.exists(), reason="build target/release/kingme first")
