@@ -8,8 +8,8 @@ pub use crate::search::{Score, TraceNode};
 use crate::solve::MiniTablebase;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -585,22 +585,17 @@ fn rand_seed() -> u64 {
     h.finish()
 }
 
-static MINI_TABLE: OnceLock<&'static MiniTablebase> = OnceLock::new();
-static MINI_TABLE_STARTED: AtomicBool = AtomicBool::new(false);
-
-/// The exact mini-checkers table if it is built; the first call starts building
-/// it on a background thread (about 20 s, 0.8 GB), searches use heuristics until then.
+/// The exact mini-checkers table if it is built. Otherwise the first call starts
+/// building it on a background thread (about 20 s and 0.8 GB once per process;
+/// searches use heuristics until then), unless the environment variable
+/// `KINGME_MINI_TABLE` is `off`.
 #[must_use]
 pub fn mini_table() -> Option<&'static MiniTablebase> {
-    if let Some(t) = MINI_TABLE.get() {
-        return Some(*t);
+    if let Some(t) = MiniTablebase::try_global() {
+        return Some(t);
     }
-    if !MINI_TABLE_STARTED.swap(true, Ordering::SeqCst) {
-        let _ = std::thread::Builder::new()
-            .name("kingme-mini-table".into())
-            .spawn(|| {
-                let _ = MINI_TABLE.set(MiniTablebase::global());
-            });
+    if std::env::var_os("KINGME_MINI_TABLE").is_none_or(|v| v != "off") {
+        MiniTablebase::prepare_in_background();
     }
     None
 }
@@ -608,10 +603,7 @@ pub fn mini_table() -> Option<&'static MiniTablebase> {
 /// Builds the exact mini-checkers table now (blocking) so that searches at level
 /// `max` play mini-checkers perfectly from the first move.
 pub fn prepare_mini_table() -> &'static MiniTablebase {
-    let t = MiniTablebase::global();
-    let _ = MINI_TABLE.set(t);
-    MINI_TABLE_STARTED.store(true, Ordering::SeqCst);
-    t
+    MiniTablebase::global()
 }
 
 /// The hashes of the game's positions that can still repeat, for the search.
