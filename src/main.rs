@@ -31,7 +31,7 @@ struct ServeArgs {
     /// TCP: connections served at once (one more gets an error line).
     #[arg(long, default_value_t = 1024)]
     max_connections: usize,
-    /// TCP: searches running at once across all clients [default: number of cores].
+    /// TCP: searches running at once across all clients [default: cores - 1, at least 1].
     #[arg(long)]
     max_searches: Option<usize>,
     /// TCP: close a connection after this many seconds without input.

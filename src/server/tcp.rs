@@ -20,7 +20,8 @@ use tokio_util::codec::Framed;
 pub struct ServerConfig {
     /// Connections served at once; one more gets an error line and is closed.
     pub max_connections: usize,
-    /// Searches running at once across all sessions; more wait in a fair queue.
+    /// Searches running at once across all sessions (default: cores - 1, at
+    /// least 1); more wait in a fair queue.
     pub max_searches: usize,
     /// Longest accepted line in bytes.
     pub max_line: usize,
@@ -38,7 +39,9 @@ impl Default for ServerConfig {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         ServerConfig {
             max_connections: 1024,
-            max_searches: cores,
+            // One core stays free for the network, so stop and isready are
+            // answered at once even when every slot is searching.
+            max_searches: cores.saturating_sub(1).max(1),
             max_line: super::MAX_LINE,
             idle_timeout: Duration::from_secs(600),
             write_timeout: Duration::from_secs(30),
