@@ -152,3 +152,58 @@ impl Encoder<String> for KingmeCodec {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(codec: &mut KingmeCodec, chunks: &[&[u8]]) -> Vec<Line> {
+        let mut out = Vec::new();
+        let mut buf = BytesMut::new();
+        for c in chunks {
+            buf.extend_from_slice(c);
+            while let Some(l) = codec.decode(&mut buf).expect("decode") {
+                out.push(l);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn telnet_commands_split_across_reads_are_dropped() {
+        let mut c = KingmeCodec::new(64);
+        let lines = feed(
+            &mut c,
+            &[
+                b"\xff",
+                b"\xfd",
+                b"\x01is",
+                b"re\xff\xfa\x1f\x00",
+                b"\x50\xff",
+                b"\xf0ady\r\n",
+            ],
+        );
+        assert_eq!(lines, [Line::Text(b"isready".to_vec())]);
+        let mut out = BytesMut::new();
+        c.encode("a\nb".into(), &mut out).expect("encode");
+        assert_eq!(&out[..], b"a\r\nb\r\n", "CRLF after telnet input");
+    }
+
+    #[test]
+    fn long_lines_and_bad_bytes_become_items() {
+        let mut c = KingmeCodec::new(8);
+        let lines = feed(&mut c, &[b"0123456789", b"abc\nok\n\xc3\x28\nnext\n"]);
+        assert_eq!(
+            lines,
+            [
+                Line::TooLong,
+                Line::Text(b"ok".to_vec()),
+                Line::Text(vec![0xff]),
+                Line::Text(b"next".to_vec()),
+            ]
+        );
+        let mut out = BytesMut::new();
+        c.encode("x".into(), &mut out).expect("encode");
+        assert_eq!(&out[..], b"x\n", "LF for a plain client");
+    }
+}
