@@ -374,3 +374,22 @@ fn stdio_eof_finishes_a_limited_search() {
     let status = c.child.wait().expect("wait");
     assert!(status.success());
 }
+
+#[test]
+fn a_non_loopback_bind_without_token_warns_loudly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(["--listen", "0.0.0.0:0"])
+        .env("RUST_LOG", "off")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut first = String::new();
+    let n = err.read_line(&mut first).unwrap_or(0);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(n > 0 && first.starts_with("WARNING:"), "{first:?}");
+    assert!(first.contains("--token"), "{first}");
+}
