@@ -124,7 +124,7 @@ fn bad_line(rng: &mut SplitMix64) -> String {
         1 => "go depth x".into(),
         2 => "position fen B:W99:B1".into(),
         3 => "setoption name Hash value 999999999".into(),
-        4 => "position startpos moves 11-16".into(),
+        4 => "position startpos moves 11-17".into(),
         5 => "bad\u{1}control".into(),
         _ => "x".repeat(20_000),
     }

@@ -197,13 +197,12 @@ fn print_report(r: &MatchReport) {
         r.wdl.losses,
         100.0 * r.score
     );
-    let e = |x: Option<f64>, inf: f64| x.map_or_else(|| fmt_elo(inf), fmt_elo);
-    let (elo, _, _) = r.wdl.elo();
+    let (elo, lo, hi) = r.wdl.elo();
     println!(
         "Elo difference (A - B): {} [{}, {}] (95%)  LOS {:.1}%",
-        e(r.elo, elo),
-        e(r.elo_low, f64::NEG_INFINITY),
-        e(r.elo_high, f64::INFINITY),
+        fmt_elo(elo),
+        fmt_elo(lo),
+        fmt_elo(hi),
         100.0 * r.los
     );
     if let (Some(t), Some(llr), Some(d)) = (r.sprt, r.llr, r.sprt_decision) {

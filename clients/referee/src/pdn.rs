@@ -65,18 +65,20 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// ending in the result.
 #[must_use]
 pub fn movetext(first_to_move: Color, moves: &[String], result: &str) -> String {
+    // Wrap units: a move number stays on the line of the move it numbers.
     let mut tokens = Vec::new();
     let mut number = 0;
     for (i, m) in moves.iter().enumerate() {
         let black = (i % 2 == 0) == (first_to_move == Color::Black);
         if black {
             number += 1;
-            tokens.push(format!("{number}."));
+            tokens.push(format!("{number}. {m}"));
         } else if i == 0 {
             number += 1;
-            tokens.push(format!("{number}..."));
+            tokens.push(format!("{number}... {m}"));
+        } else {
+            tokens.push(m.clone());
         }
-        tokens.push(m.clone());
     }
     tokens.push(result.to_string());
     let mut out = String::new();

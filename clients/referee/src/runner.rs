@@ -147,7 +147,7 @@ pub struct MatchReport {
 }
 
 fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some((x * 10.0).round() / 10.0)
+    x.is_finite().then_some((x * 10.0).round() / 10.0 + 0.0)
 }
 
 fn label(name: &str, options: &[(String, String)]) -> String {

@@ -96,7 +96,7 @@ impl Wdl {
     #[must_use]
     pub fn los(&self) -> f64 {
         let (w, l) = (f64::from(self.wins), f64::from(self.losses));
-        if w + l == 0.0 {
+        if w == l {
             return 0.5;
         }
         0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt()))
@@ -184,7 +184,8 @@ pub fn fmt_elo(e: f64) -> String {
     if e.is_infinite() {
         if e > 0.0 { "+inf" } else { "-inf" }.to_string()
     } else {
-        format!("{e:+.1}")
+        // No "-0.0": round first, then add zero to drop the sign of -0.
+        format!("{:+.1}", (e * 10.0).round() / 10.0 + 0.0)
     }
 }
 

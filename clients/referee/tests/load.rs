@@ -1,0 +1,39 @@
+//! A small bounded load run against a real server: 20 sessions for 3 seconds.
+
+mod common;
+
+use common::Server;
+use kingme_referee::load::{run_load, LoadConfig};
+use std::time::Duration;
+
+#[test]
+fn twenty_sessions_for_three_seconds() {
+    let server = Server::start(&[]);
+    let cfg = LoadConfig {
+        addr: server.addr.clone(),
+        sessions: 20,
+        duration: Duration::from_secs(3),
+        max_ops: 500,
+        movetime_ms: 20,
+        grace: Duration::from_secs(10),
+        seed: 42,
+    };
+    let r = common::within(Duration::from_secs(40), "load run", || {
+        run_load(&cfg).expect("load runs")
+    });
+    assert_eq!(r.error_count(), 0, "errors: {:?}", r.errors);
+    assert!(r.searches > 0 && r.stops > 0 && r.bad_lines > 0 && r.reconnects > 0);
+    assert_eq!(r.go_overrun_ms.count, r.searches);
+    assert_eq!(r.stop_ms.count, r.stops);
+    // stop answers within a few ms of a running search, at once when queued; allow
+    // a loaded CI machine plenty.
+    assert!(r.stop_ms.p50 < 200.0, "stop p50 {} ms", r.stop_ms.p50);
+    // The server is still healthy afterwards.
+    let after = LoadConfig {
+        sessions: 1,
+        duration: Duration::from_millis(300),
+        max_ops: 5,
+        ..cfg
+    };
+    assert_eq!(run_load(&after).unwrap().error_count(), 0);
+}

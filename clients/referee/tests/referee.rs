@@ -1,0 +1,261 @@
+//! Matches against real kingme servers on loopback and against fake engines.
+
+mod common;
+
+use common::{disconnecting_engine, script_spec, Server, TempDir, ILLEGAL_ENGINE};
+use kingme::board::Outcome;
+use kingme::Variant;
+use kingme_referee::game::{GameRecord, Score, Side, Termination, TimeControl};
+use kingme_referee::pdn::parse_pdn;
+use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
+use kingme_referee::stats::Wdl;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Keeps every finished game.
+#[derive(Default)]
+struct Collect(Vec<GameRecord>);
+
+impl Progress for Collect {
+    fn game(&mut self, r: &GameRecord, _: &Wdl, _: Option<f64>) {
+        self.0.push(r.clone());
+    }
+}
+
+fn config(a: &str, b: &str, games: usize, pdn: Option<PathBuf>) -> MatchConfig {
+    MatchConfig {
+        engine_a: a.parse().unwrap(),
+        engine_b: b.parse().unwrap(),
+        options_a: vec![("Level".into(), "easy".into())],
+        options_b: vec![("Level".into(), "easy".into())],
+        games,
+        variant: Variant::English,
+        tc: TimeControl::MoveTime(20),
+        concurrency: 2,
+        sprt: None,
+        max_plies: 200,
+        seed: 7,
+        margin: Duration::from_millis(2000),
+        setup_timeout: Duration::from_secs(20),
+        pdn,
+        event: "test".into(),
+    }
+}
+
+/// W/D/L add up, each game's record agrees with the summary, and the PDN file
+/// parses back to the same games, moves and results, legal by the kingme rules.
+fn check_consistent(report: &MatchReport, games: &[GameRecord], pdn_text: Option<&str>) {
+    let n = games.len();
+    assert_eq!(report.games as usize, n);
+    assert_eq!(report.game_list.len(), n);
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for g in games {
+        match g.score() {
+            Score::Win => w += 1,
+            Score::Draw => d += 1,
+            Score::Loss => l += 1,
+        }
+        let s = &report.game_list[g.round - 1];
+        assert_eq!(s.round, g.round);
+        assert_eq!(s.plies, g.moves.len());
+        assert_eq!(s.result, g.outcome.pdn());
+    }
+    assert_eq!(
+        (report.wdl.wins, report.wdl.draws, report.wdl.losses),
+        (w, d, l)
+    );
+    assert!((report.score - (f64::from(w) + 0.5 * f64::from(d)) / n as f64).abs() < 1e-9);
+    let Some(text) = pdn_text else { return };
+    let parsed = parse_pdn(text).expect("our PDN parses");
+    assert_eq!(parsed.len(), n);
+    for p in &parsed {
+        let round: usize = p.tag("Round").unwrap().parse().unwrap();
+        let g = games
+            .iter()
+            .find(|g| g.round == round)
+            .expect("same rounds");
+        assert_eq!(p.moves, g.moves, "round {round} moves");
+        assert_eq!(p.result.as_deref(), Some(g.outcome.pdn()));
+        assert_eq!(p.tag("Result"), Some(g.outcome.pdn()));
+        assert_eq!(p.tag("Black"), Some(g.black.as_str()));
+        assert_eq!(p.tag("White"), Some(g.white.as_str()));
+        let game_type = match g.variant {
+            Variant::English => "21",
+            Variant::Mini => "99",
+        };
+        assert_eq!(p.tag("GameType"), Some(game_type));
+        assert_eq!(p.tag("FEN"), g.fen.as_deref());
+        for t in ["Event", "Site", "Date", "Round", "White", "Black", "Result"] {
+            assert!(p.tag(t).is_some(), "tag {t}");
+        }
+        let replay = p.replay().expect("moves legal from the FEN");
+        // A game ended by the rules, repetition or the 40-move rule ends there.
+        match &g.termination {
+            Termination::Rules { .. } | Termination::Repetition | Termination::FortyMoves => {
+                assert_eq!(replay.result().map(|e| e.outcome), Some(g.outcome));
+            }
+            Termination::MaxPlies { plies } => {
+                assert_eq!(replay.moves().len(), *plies);
+                assert_eq!(g.outcome, Outcome::Draw);
+            }
+            other => assert!(other.fault().is_some()),
+        }
+    }
+}
+
+#[test]
+fn short_match_between_two_servers() {
+    let (a, b) = (Server::start(&[]), Server::start(&[]));
+    let dir = TempDir::new("match");
+    let pdn = dir.path("games.pdn");
+    let cfg = config(&a.spec(), &b.spec(), 6, Some(pdn.clone()));
+    let mut seen = Collect::default();
+    let report = run_match(&cfg, &mut seen).expect("match runs");
+    assert_eq!(report.games, 6);
+    assert!(
+        report.faults.is_empty(),
+        "no faults: {:?}",
+        report.game_list
+    );
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    check_consistent(&report, &seen.0, Some(&text));
+    // Each ballot twice, colours swapped: rounds 1-2, 3-4, 5-6 share an opening.
+    for pair in report.game_list.chunks(2) {
+        assert_eq!(pair[0].opening, pair[1].opening);
+        assert_ne!(pair[0].a_color, pair[1].a_color);
+        assert!(pair[0].opening.starts_with("ACF "));
+    }
+}
+
+#[test]
+fn mini_match_with_a_game_clock_over_stdio() {
+    let kingme = format!("cmd:{}", common::kingme_bin().display());
+    let dir = TempDir::new("mini");
+    let pdn = dir.path("mini.pdn");
+    let mut cfg = config(&kingme, &kingme, 4, Some(pdn.clone()));
+    cfg.variant = Variant::Mini;
+    cfg.tc = TimeControl::Clock {
+        base_ms: 2000,
+        inc_ms: 20,
+    };
+    cfg.concurrency = 1;
+    let mut seen = Collect::default();
+    let report = run_match(&cfg, &mut seen).expect("match runs");
+    assert!(report.faults.is_empty(), "{:?}", report.game_list);
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert!(text.contains("[GameType \"99\"]"));
+    check_consistent(&report, &seen.0, Some(&text));
+}
+
+#[test]
+fn illegal_moves_lose_and_the_match_goes_on() {
+    let server = Server::start(&[]);
+    let dir = TempDir::new("illegal");
+    let fake = script_spec(&dir, "illegal.sh", ILLEGAL_ENGINE);
+    let mut cfg = config(&fake, &server.spec(), 4, None);
+    cfg.options_a.clear();
+    let mut seen = Collect::default();
+    let report = run_match(&cfg, &mut seen).expect("match runs");
+    assert_eq!(report.wdl.losses, 4, "{:?}", report.game_list);
+    assert_eq!(report.faults.get("A"), Some(&4));
+    for g in &seen.0 {
+        assert!(
+            matches!(&g.termination, Termination::Illegal { by: Side::A, text, .. } if text == "1-2"),
+            "{}",
+            g.termination
+        );
+    }
+    check_consistent(&report, &seen.0, None);
+}
+
+#[test]
+fn disconnects_lose_and_the_match_goes_on() {
+    let server = Server::start(&[]);
+    let dir = TempDir::new("disconnect");
+    // Handshake, options and newgame take 7 lines (preflight and per game);
+    // the rest lets the engine play a few moves of its first game only.
+    let fake = script_spec(&dir, "quitter.sh", &disconnecting_engine(16));
+    let cfg = config(&server.spec(), &fake, 4, None);
+    let mut seen = Collect::default();
+    let report = run_match(&cfg, &mut seen).expect("match runs");
+    assert_eq!(report.games, 4);
+    assert_eq!(report.wdl.wins, 4, "{:?}", report.game_list);
+    assert_eq!(report.faults.get("B"), Some(&4));
+    let first = seen.0.iter().find(|g| g.round == 1).unwrap();
+    // The first game was under way when B went away.
+    assert!(!first.moves.is_empty(), "{}", first.termination);
+    assert!(
+        seen.0
+            .iter()
+            .all(|g| matches!(g.termination, Termination::Crash { by: Side::B, .. })),
+        "{:?}",
+        report.game_list
+    );
+    check_consistent(&report, &seen.0, None);
+}
+
+#[test]
+fn command_line_writes_pdn_and_json() {
+    let server = Server::start(&[]);
+    let dir = TempDir::new("cli");
+    let (pdn, json) = (dir.path("g.pdn"), dir.path("s.json"));
+    let kingme = format!("cmd:{}", common::kingme_bin().display());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
+        .args(["--option-a", "Level=easy", "--option-b", "Level=easy"])
+        .args([
+            "--games",
+            "2",
+            "--movetime",
+            "20",
+            "--quiet",
+            "--sprt",
+            "0,50",
+        ])
+        .arg("--pdn")
+        .arg(&pdn)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run kingme-referee");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("2 games (english, movetime 20 ms)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Elo difference (A - B)"), "{stdout}");
+    assert!(stdout.contains("SPRT elo0=0 elo1=50"), "{stdout}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let wdl = &v["wdl"];
+    let total: u64 = ["wins", "draws", "losses"]
+        .iter()
+        .map(|k| wdl[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 2);
+    assert_eq!(v["game_list"].as_array().unwrap().len(), 2);
+    let games = parse_pdn(&std::fs::read_to_string(&pdn).unwrap()).unwrap();
+    assert_eq!(games.len(), 2);
+
+    // A bad option stops the match before any game, with the engine's reason.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
+        .args([
+            "--option-a",
+            "Level=godlike",
+            "--games",
+            "2",
+            "--movetime",
+            "20",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("engine A") && err.contains("error"), "{err}");
+}
