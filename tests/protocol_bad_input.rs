@@ -184,3 +184,9 @@ fn malformed_lines_over_tcp() {
     let mut c = Tcp::connect_greeted(server.addr);
     check_table(&mut c);
 }
+
+#[test]
+fn malformed_lines_over_stdio() {
+    let mut c = common::StdioChild::spawn(&[]);
+    check_table(&mut c);
+}
