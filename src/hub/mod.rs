@@ -267,7 +267,8 @@ impl HubSession {
 
     fn set_level(&mut self, line: &HubLine, out: &mut Vec<String>) {
         let mut l = Limits::default();
-        let mut clock: Option<(Duration, Duration)> = None;
+        // `time` may be a little negative: pydraughts sends the clock minus the increment
+        let mut clock: Option<(f64, Duration)> = None;
         for (name, value) in &line.args {
             let v = value.as_deref().unwrap_or("");
             let bad = || error(&format!("level: bad value '{v}' for {name}"));
@@ -284,12 +285,14 @@ impl HubSession {
                     Some(t) => l.movetime = Some(t.max(Duration::from_millis(1))),
                     None => return out.push(bad()),
                 },
-                "time" => match secs(v) {
-                    Some(t) => clock = Some((t, clock.map_or(Duration::ZERO, |c| c.1))),
-                    None => return out.push(bad()),
+                "time" => match v.trim().parse::<f64>() {
+                    Ok(t) if t.is_finite() && t.abs() < 1e9 => {
+                        clock = Some((t, clock.map_or(Duration::ZERO, |c| c.1)));
+                    }
+                    _ => return out.push(bad()),
                 },
                 "inc" => match secs(v) {
-                    Some(i) => clock = Some((clock.map_or(Duration::ZERO, |c| c.0), i)),
+                    Some(i) => clock = Some((clock.map_or(0.0, |c| c.0), i)),
                     None => return out.push(bad()),
                 },
                 "moves" => match v.parse::<u32>() {
@@ -302,7 +305,8 @@ impl HubSession {
         }
         if let Some((time, inc)) = clock {
             // Hub's `time` leaves out the increment this move earns
-            let left = time.saturating_add(inc);
+            let left = Duration::try_from_secs_f64((time + inc.as_secs_f64()).max(0.0))
+                .unwrap_or_default();
             l.btime = Some(left);
             l.wtime = Some(left);
             l.binc = Some(inc);
@@ -678,6 +682,11 @@ mod tests {
         assert!(h.send("level time=0.5 inc=0.1 moves=20").is_empty());
         assert_eq!(h.session.level.btime, Some(Duration::from_millis(600)));
         assert_eq!(h.session.level.movestogo, Some(20));
+        // pydraughts subtracts the increment first: a short clock goes negative
+        assert!(h.send("level time=-0.02 inc=0.05").is_empty());
+        assert_eq!(h.session.level.wtime, Some(Duration::from_millis(30)));
+        assert!(h.send("level time=-5 inc=1").is_empty());
+        assert_eq!(h.session.level.wtime, Some(Duration::ZERO));
     }
 
     #[test]

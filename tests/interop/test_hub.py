@@ -9,6 +9,8 @@ import os
 import random
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -134,3 +136,23 @@ def test_hub_eof_after_go_still_answers(deadline):
     move = done[0].split()[1].split("=")[1]
     board = draughts.Board("english")
     assert move in {m.hub_move for m in board.legal_moves()}
+
+
+def test_hub_ponder_then_ponder_hit(engine):
+    """`go ponder` searches until pydraughts sends `ponder-hit`, then answers."""
+    board = draughts.Board("english")
+    board.push(board.legal_moves()[0])
+    result = {}
+
+    def think():
+        result["play"] = engine.play(board, Limit(movetime=0.05), ponder=True)
+
+    t = threading.Thread(target=think)
+    t.start()
+    time.sleep(0.3)
+    assert t.is_alive(), "kingme answered a ponder search before ponder-hit"
+    engine.ponderhit()
+    t.join(timeout=10)
+    assert not t.is_alive()
+    move = result["play"].move
+    assert move.hub_position_move in {m.hub_position_move for m in board.legal_moves()}
