@@ -393,3 +393,20 @@ fn a_non_loopback_bind_without_token_warns_loudly() {
     assert!(n > 0 && first.starts_with("WARNING:"), "{first:?}");
     assert!(first.contains("--token"), "{first}");
 }
+
+#[test]
+fn quit_mid_search_sends_the_bestmove_then_closes() {
+    let server = Server::start(common::test_server_config());
+    let mut c = Tcp::connect_greeted(server.addr);
+    c.send("go infinite");
+    until(&mut c, "info depth");
+    c.send("quit");
+    until(&mut c, "bestmove ");
+    assert_eq!(c.recv(LINE_TIMEOUT), None, "closed after quit");
+    let mut s = common::StdioChild::spawn(&[]);
+    s.send("go infinite");
+    until(&mut s, "info depth");
+    s.send("quit");
+    until(&mut s, "bestmove ");
+    assert!(s.child.wait().expect("wait").success());
+}
