@@ -106,10 +106,19 @@ impl Wdl {
     /// normal approximation for trinomial results used by fishtest.
     #[must_use]
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        let var = self.variance();
-        if self.games() == 0 || var <= 0.0 {
+        if self.games() == 0 {
             return 0.0;
         }
+        // All results equal: no variance to divide by. Borrow it from one
+        // extra draw, so a one-sided run (every game lost) still decides.
+        let var = match self.variance() {
+            v if v > 0.0 => v,
+            _ => Wdl {
+                draws: self.draws + 1,
+                ..*self
+            }
+            .variance(),
+        };
         let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
         let s = self.score();
         f64::from(self.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
@@ -246,5 +255,12 @@ mod tests {
             losses: 1,
         };
         assert_eq!(t.decide(&few).1, SprtDecision::Continue);
+        let lost = |n| Wdl {
+            wins: 0,
+            draws: 0,
+            losses: n,
+        };
+        assert_eq!(t.decide(&lost(3)).1, SprtDecision::Continue);
+        assert_eq!(t.decide(&lost(40)).1, SprtDecision::H0);
     }
 }

@@ -259,3 +259,23 @@ fn command_line_writes_pdn_and_json() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("engine A") && err.contains("error"), "{err}");
 }
+
+#[test]
+fn sprt_stops_a_one_sided_match_early() {
+    let server = Server::start(&[]);
+    let dir = TempDir::new("sprt");
+    let fake = script_spec(&dir, "illegal.sh", ILLEGAL_ENGINE);
+    let mut cfg = config(&fake, &server.spec(), 200, None);
+    cfg.options_a.clear();
+    cfg.sprt = Some(kingme_referee::stats::Sprt::new(0.0, 10.0));
+    let mut seen = Collect::default();
+    let report = run_match(&cfg, &mut seen).expect("match runs");
+    assert!(report.stopped_early, "{} games", report.games);
+    assert!(report.games < 200);
+    assert_eq!(
+        report.sprt_decision,
+        Some(kingme_referee::stats::SprtDecision::H0)
+    );
+    assert!(report.llr.unwrap() <= report.sprt.unwrap().bounds().0);
+    check_consistent(&report, &seen.0, None);
+}
