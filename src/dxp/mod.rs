@@ -539,7 +539,10 @@ fn serve_connection(stream: TcpStream, config: Arc<DxpConfig>, busy: bool) -> io
     let peer = stream.peer_addr()?;
     stream.set_nodelay(true)?;
     let reader = stream.try_clone()?;
-    reader.set_read_timeout(Some(config.idle_timeout.max(Duration::from_millis(1))))?;
+    let idle = config.idle_timeout.max(Duration::from_millis(1));
+    reader.set_read_timeout(Some(idle))?;
+    // a peer that stops reading can't hold this thread forever
+    stream.set_write_timeout(Some(idle))?;
     let (tx, rx) = sync_channel(64);
     let reader_tx = tx.clone();
     std::thread::Builder::new()
@@ -782,6 +785,11 @@ mod tests {
         assert!(plies > 0);
         c.send("B001Z");
         assert_eq!(c.recv(), "K1");
+        // another game on the same connection, the peer to move this time
+        c.send(&REQ_BLACK.replacen('Z', "W", 1));
+        assert!(c.recv().ends_with('0'));
+        c.send("M0000091400");
+        assert!(c.recv().starts_with('M'));
     }
 
     #[test]
