@@ -7,6 +7,7 @@ use super::response::{Response, PROTOCOL_VERSION};
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{self, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle};
 use crate::perft::{self, Counting};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
@@ -106,6 +107,8 @@ enum State {
         held: bool,
         /// Released when the search's bestmove arrives.
         _slot: Option<OwnedSemaphorePermit>,
+        /// Set by the search thread as it sends its bestmove.
+        answered: Arc<AtomicBool>,
     },
 }
 
@@ -344,6 +347,7 @@ impl Session {
                 handle,
                 purpose,
                 _slot,
+                answered,
                 ..
             } => {
                 handle.stop();
@@ -352,8 +356,33 @@ impl Session {
                     purpose,
                     held: false,
                     _slot,
+                    answered,
                 };
+                self.check_search(out);
             }
+        }
+    }
+
+    /// Answers for a search whose thread ended without a `bestmove` (it could
+    /// not start, or failed): the static evaluation's choice, so no client waits
+    /// forever. Transports call this now and then while a search runs.
+    pub fn check_search(&mut self, out: &mut Vec<Response>) {
+        let lost = match &self.state {
+            State::Searching {
+                handle, answered, ..
+            } => handle.is_finished() && !answered.load(Ordering::SeqCst),
+            _ => false,
+        };
+        if !lost {
+            return;
+        }
+        if let State::Searching { purpose, .. } = std::mem::replace(&mut self.state, State::Idle) {
+            tracing::error!("search thread ended without a bestmove");
+            out.push(Response::InfoString(
+                "the search ended without a result; answering from the static evaluation".into(),
+            ));
+            let mv = self.quick_move();
+            self.finish(purpose, mv, None, out);
         }
     }
 
@@ -605,10 +634,13 @@ impl Session {
     fn launch(&mut self, limits: Limits, purpose: Purpose, slot: Option<OwnedSemaphorePermit>) {
         let held = limits.infinite || limits.ponder;
         let tx = self.events.clone();
+        let answered = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&answered);
         // One queue slot is always left for the bestmove, so it is never dropped;
         // info and trace lines are dropped when the client reads too slowly.
         let on_event = Box::new(move |ev: Event| match ev {
             Event::BestMove { .. } => {
+                flag.store(true, Ordering::SeqCst);
                 let _ = tx.try_send(ev);
             }
             _ => {
@@ -624,6 +656,7 @@ impl Session {
             purpose,
             held,
             _slot: slot,
+            answered,
         };
     }
 
