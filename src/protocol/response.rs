@@ -134,6 +134,7 @@ kingme commands (one per line; words in <> are yours to fill in):
   board | moves | eval         show the board | the legal moves | the static evaluation
   play <move> | undo           play a move (11-15, 22x15x8, pass) | take one back
   perft <N>                    count the move tree N plies deep
+  auth <token>                 log in, when the server asks for a token
   quit                         close the session
 While a search runs only stop, ponderhit, isready and quit are accepted.";
 
