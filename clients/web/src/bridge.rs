@@ -78,9 +78,7 @@ pub(crate) async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
     let Ok(permit) = Arc::clone(&shared.tabs).try_acquire_owned() else {
         let max = shared.config.max_sessions;
         tracing::warn!(max, "refused a tab: too many sessions");
-        let msg = error_line(format!(
-            "server full ({max} sessions); try again later"
-        ));
+        let msg = error_line(format!("server full ({max} sessions); try again later"));
         let _ = timeout(Duration::from_secs(2), async {
             socket.send(Message::Text(msg.into())).await?;
             socket.send(close(close_code::AGAIN, "server full")).await
@@ -118,7 +116,8 @@ async fn send_text(socket: &mut WebSocket, text: String, wait: Duration) -> Resu
 /// After a read failure: say why if the socket still takes it, then close.
 async fn fail(socket: &mut WebSocket, why: &str) {
     tracing::debug!(error = why, "tab read failed");
-    let too_big = why.contains("too long") || why.contains("too big") || why.contains("Space limit");
+    let too_big =
+        why.contains("too long") || why.contains("too big") || why.contains("Space limit");
     let _ = timeout(Duration::from_secs(1), async {
         let text = if too_big {
             error_line(format!(
@@ -206,8 +205,10 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
                 }
             }
             changed = shutdown.changed(), if !shutting_down => {
-                if changed.is_err() || *shutdown.borrow() {
-                    shutting_down = true;
+                // A dropped sender (a server without shutdown) just ends the watch.
+                let now = changed.is_ok() && *shutdown.borrow();
+                shutting_down = changed.is_err() || now;
+                if now {
                     out.push(Response::InfoString("server shutting down".into()));
                     session.stop(&mut out);
                     closing = true;
@@ -235,19 +236,24 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
         Ok(Err(e)) => {
             let msg = error_line(format!("cannot reach the engine at {addr}: {e}"));
             let _ = send_text(&mut socket, msg, wait).await;
-            let _ = socket.send(close(close_code::ERROR, "engine unreachable")).await;
+            let _ = socket
+                .send(close(close_code::ERROR, "engine unreachable"))
+                .await;
             return;
         }
         Err(_) => {
             let msg = error_line(format!("cannot reach the engine at {addr}: timed out"));
             let _ = send_text(&mut socket, msg, wait).await;
-            let _ = socket.send(close(close_code::ERROR, "engine unreachable")).await;
+            let _ = socket
+                .send(close(close_code::ERROR, "engine unreachable"))
+                .await;
             return;
         }
     };
     let _ = stream.set_nodelay(true);
     let mut engine = Framed::new(stream, LinesCodec::new_with_max_length(MAX_ENGINE_LINE));
     let mut shutdown = shared.shutdown.clone();
+    let mut watching = true;
     loop {
         tokio::select! {
             msg = socket.next() => {
@@ -302,8 +308,10 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
                     return;
                 }
             }
-            changed = shutdown.changed() => {
-                if changed.is_err() || *shutdown.borrow() {
+            changed = shutdown.changed(), if watching => {
+                if changed.is_err() {
+                    watching = false;
+                } else if *shutdown.borrow() {
                     let msg = Response::InfoString("server shutting down".into()).to_string();
                     let _ = send_text(&mut socket, msg, wait).await;
                     let _ = socket.send(close(close_code::AWAY, "shutting down")).await;

@@ -59,9 +59,10 @@ impl FromStr for EngineSpec {
         match s {
             "inprocess" | "in-process" | "local" => Ok(EngineSpec::InProcess),
             _ => match s.strip_prefix("tcp:") {
-                Some(addr) if addr.rsplit_once(':').is_some_and(|(h, p)| {
-                    !h.is_empty() && p.parse::<u16>().is_ok()
-                }) =>
+                Some(addr)
+                    if addr
+                        .rsplit_once(':')
+                        .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok()) =>
                 {
                     Ok(EngineSpec::Tcp(addr.to_string()))
                 }
@@ -125,7 +126,6 @@ pub(crate) struct Shared {
 
 /// The server's routes, the counters they update, and the sender that tells
 /// every open tab the server is shutting down (send `true`).
-#[must_use]
 pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
     config.session.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
     let stats = Arc::new(Stats::default());
@@ -137,10 +137,22 @@ pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
         shutdown: rx,
     });
     let router = Router::new()
-        .route("/", get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }))
-        .route("/index.html", get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }))
-        .route("/app.js", get(|| async { asset(page::APP_JS, "text/javascript; charset=utf-8") }))
-        .route("/style.css", get(|| async { asset(page::STYLE_CSS, "text/css; charset=utf-8") }))
+        .route(
+            "/",
+            get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/index.html",
+            get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset(page::APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { asset(page::STYLE_CSS, "text/css; charset=utf-8") }),
+        )
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/ws", get(ws_upgrade))
         .with_state(shared);

@@ -1,0 +1,275 @@
+// Browser tests of the kingme web board, in Debian's headless Chromium driven by
+// playwright-core (never a downloaded browser). Run from this folder:
+//   npm ci && node --test --test-concurrency=1
+// KINGME_WEB_BIN names the kingme-web binary (default: target/debug/kingme-web).
+// Screenshots for a person go to target/web-screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../../..');
+const BIN = process.env.KINGME_WEB_BIN || path.join(root, 'target/debug/kingme-web');
+const SHOTS = path.join(root, 'target/web-screenshots');
+const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+
+let server;
+let baseUrl;
+let context;
+let profile;
+
+/** Starts kingme-web on a free port; resolves with the URL it prints. */
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(BIN, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('kingme-web printed no URL in 10 s: ' + out)), 10000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s/]+\//);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[0] });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`kingme-web exited (${code}) before printing its URL`)));
+  });
+}
+
+before(async () => {
+  assert.ok(existsSync(BIN), `build kingme-web first (cargo build -p kingme-web): ${BIN} is missing`);
+  assert.ok(existsSync(CHROMIUM), `install Debian's chromium: ${CHROMIUM} is missing`);
+  mkdirSync(SHOTS, { recursive: true });
+  const s = await startServer();
+  server = s.proc;
+  baseUrl = s.url;
+  profile = mkdtempSync(path.join(tmpdir(), 'kingme-web-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+    viewport: { width: 1200, height: 900 },
+  });
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server) server.kill('SIGTERM');
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** Opens the board with URL parameters and waits for the person's turn (or the end). */
+async function open(params, viewport) {
+  const page = await context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  // Anything but our own server is a failure: the page loads nothing from elsewhere.
+  page.on('request', (r) => {
+    if (!r.url().startsWith(baseUrl) && !r.url().startsWith(baseUrl.replace('http', 'ws')) && !r.url().startsWith('data:')) {
+      errors.push('external request: ' + r.url());
+    }
+  });
+  await page.goto(baseUrl + '?' + new URLSearchParams(params).toString());
+  await settle(page);
+  return { page, errors };
+}
+
+const status = (page) => page.evaluate(() => document.body.dataset.status);
+
+/** Waits until it is the person's move or the game is over. */
+async function settle(page, ms = 20000) {
+  await page.waitForFunction(() => ['human', 'over'].includes(document.body.dataset.status), null, { timeout: ms });
+}
+
+const squaresWith = (page, cls) => page.$$eval(`.sq.${cls}`, (gs) => gs.map((g) => Number(g.dataset.square)).sort((a, b) => a - b));
+const click = (page, n) => page.click(`.sq[data-square="${n}"]`);
+
+/** The legal moves of a position, asked over a WebSocket of its own (not the page's logic). */
+function legalMoves(page, setup) {
+  return page.evaluate((lines) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    const t = setTimeout(() => reject(new Error('no moves line')), 5000);
+    ws.onopen = () => ws.send(lines.concat('moves').join('\n'));
+    ws.onmessage = (e) => {
+      for (const l of String(e.data).split('\n')) {
+        if (l.startsWith('error')) { clearTimeout(t); reject(new Error(l)); }
+        if (l.startsWith('moves ')) { clearTimeout(t); ws.close(); resolve(l.slice(6).split(' ')); }
+      }
+    };
+  }), setup);
+}
+
+const pathOf = (m) => m.split(/[-x]/).map(Number);
+
+test('the highlighted squares of each selectable piece are its legal destinations', async () => {
+  const { page, errors } = await open({ variant: 'english', color: 'B', first: 'B', level: 'easy' });
+  assert.equal(await status(page), 'human');
+  const moves = await legalMoves(page, ['newgame english', 'position startpos']);
+  const froms = [...new Set(moves.map((m) => pathOf(m)[0]))].sort((a, b) => a - b);
+  assert.deepEqual(await squaresWith(page, 'movable'), froms);
+  for (const from of froms) {
+    await click(page, from);
+    assert.deepEqual(await squaresWith(page, 'selected'), [from]);
+    const want = [...new Set(moves.filter((m) => pathOf(m)[0] === from).map((m) => pathOf(m)[1]))].sort((a, b) => a - b);
+    assert.deepEqual(await squaresWith(page, 'dest'), want, `destinations of ${from}`);
+    if (from === 10) await page.screenshot({ path: path.join(SHOTS, 'english-selected-10.png') });
+  }
+  // A piece that can't move selects nothing and says so.
+  await click(page, 1);
+  assert.deepEqual(await squaresWith(page, 'selected'), []);
+  assert.match(await page.textContent('#notice'), /no legal move/);
+
+  // A forced capture: only the capturing piece is selectable, and the page says so.
+  const fen = 'B:W18,30:B1,14';
+  await page.fill('#fen', fen);
+  await page.click('#start');
+  await settle(page);
+  const capMoves = await legalMoves(page, ['newgame english', `position fen ${fen}`]);
+  assert.deepEqual(capMoves, ['14x23']);
+  assert.deepEqual(await squaresWith(page, 'must-capture'), [14]);
+  assert.match(await page.textContent('#status'), /capture is mandatory/);
+  await click(page, 1);
+  assert.match(await page.textContent('#notice'), /capture is mandatory: move one of 14/);
+  await click(page, 14);
+  assert.deepEqual(await squaresWith(page, 'dest'), [23]);
+  await page.screenshot({ path: path.join(SHOTS, 'english-forced-capture.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an English multi-jump is played by clicking each landing square, or the final one', async () => {
+  const fen = 'W:W22,30:B1,3,11,18';
+  const { page, errors } = await open({ variant: 'english', color: 'W', fen, level: 'easy' });
+  assert.equal(await status(page), 'human');
+  assert.deepEqual(await legalMoves(page, ['newgame english', `position fen ${fen}`]), ['22x15x8']);
+  await click(page, 22);
+  assert.deepEqual(await squaresWith(page, 'dest'), [15]);
+  assert.deepEqual(await squaresWith(page, 'final'), [8]);
+  await click(page, 15);
+  assert.deepEqual(await squaresWith(page, 'path'), [15]);
+  assert.deepEqual(await squaresWith(page, 'dest'), [8]);
+  await page.screenshot({ path: path.join(SHOTS, 'english-multijump-midway.png') });
+  await click(page, 8);
+  // The move is played: both black men are gone, the white man stands on 8.
+  await page.waitForFunction(() => Number(document.body.dataset.plies) >= 1);
+  assert.match(await page.textContent('#movelist'), /22x15x8/);
+  await settle(page);
+  const board = await page.evaluate(() => [...document.querySelectorAll('.sq.has-piece')].map((g) => `${g.classList.contains('white') ? 'W' : 'B'}${g.dataset.square}`));
+  assert.ok(!board.includes('B11') && !board.includes('B18'), `captured men removed: ${board}`);
+  await page.screenshot({ path: path.join(SHOTS, 'english-multijump-played.png') });
+
+  // Undo back to the position, then the short way: the final square only.
+  await page.click('#undo');
+  await settle(page);
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '0');
+  await click(page, 22);
+  await click(page, 8);
+  await page.waitForFunction(() => Number(document.body.dataset.plies) >= 1);
+  assert.match(await page.textContent('#movelist'), /22x15x8/);
+  await settle(page);
+  // The engine answered, and its statistics are shown.
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '2');
+  assert.notEqual(await page.textContent('#st-depth'), '–');
+  assert.match(await page.textContent('#st-nodes'), /^[\d,]+$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a full mini game played by clicking ends with a result', async () => {
+  const { page, errors } = await open({ variant: 'mini', color: 'B', first: 'B', level: 'easy' });
+  assert.equal(await page.evaluate(() => document.body.dataset.variant), 'mini');
+  assert.equal(await page.locator('.sq').count(), 18);
+  let clicks = 0;
+  for (let i = 0; i < 60 && (await status(page)) !== 'over'; i++) {
+    const movable = await squaresWith(page, 'movable');
+    assert.ok(movable.length > 0, 'the person to move has a selectable piece');
+    // Vary the game a little: the last selectable piece on odd turns.
+    const from = i % 2 ? movable[movable.length - 1] : movable[0];
+    await click(page, from);
+    const dest = await squaresWith(page, 'dest');
+    assert.ok(dest.length > 0, `piece ${from} shows destinations`);
+    const plies = Number(await page.evaluate(() => document.body.dataset.plies));
+    await click(page, dest[0]);
+    clicks += 2;
+    await page.waitForFunction((p) => Number(document.body.dataset.plies) > p, plies);
+    if (i === 2) {
+      await settle(page);
+      await page.screenshot({ path: path.join(SHOTS, 'mini-midgame.png') });
+    }
+    await settle(page);
+  }
+  assert.equal(await status(page), 'over');
+  const result = await page.textContent('#result');
+  assert.match(result, /^(2-0|0-2|1-1): .+\(.+\)\. (You win!|kingme wins\.|A draw\.)$/);
+  const rows = await page.locator('#movelist tbody tr').count();
+  assert.ok(rows >= 3, `a real game (${rows} rows of moves)`);
+  assert.notEqual(await page.textContent('#st-depth'), '–', 'statistics after an engine move');
+  assert.ok(clicks >= 6);
+  await page.screenshot({ path: path.join(SHOTS, 'mini-game-over.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the board works from the keyboard: arrows move the focus, Enter selects and moves', async () => {
+  const { page, errors } = await open({ variant: 'english', color: 'B', first: 'B', level: 'easy' });
+  // Tab reaches the board (one square in the tab order: roving focus).
+  assert.equal(await page.locator('.sq[tabindex="0"]').count(), 1);
+  await page.focus('.sq[tabindex="0"]');
+  const focused = () => page.evaluate(() => Number(document.activeElement.dataset.square));
+  assert.equal(await focused(), 9);
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await squaresWith(page, 'selected'), [9]);
+  assert.deepEqual(await squaresWith(page, 'dest'), [13, 14]);
+  // Black is at the bottom for a Black player: "up" is towards 13 and 14.
+  await page.keyboard.press('ArrowUp');
+  assert.ok([13, 14].includes(await focused()), `focus on a destination, not ${await focused()}`);
+  const to = await focused();
+  await page.screenshot({ path: path.join(SHOTS, 'english-keyboard-focus.png') });
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => Number(document.body.dataset.plies) >= 1);
+  assert.match(await page.textContent('#movelist'), new RegExp(`9-${to}`));
+  await settle(page);
+  // Arrow keys never leave the dark squares.
+  for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowDown', 'ArrowRight', 'ArrowUp', 'ArrowUp']) {
+    await page.keyboard.press(key);
+    const n = await focused();
+    assert.ok(n >= 1 && n <= 32, `${key} keeps the focus on a square (${n})`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('flip board, phone-size screen, and white moving first', async () => {
+  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'W', level: 'easy' }, { width: 390, height: 844 });
+  // White moves first and the person plays White: the person's turn at once.
+  assert.equal(await status(page), 'human');
+  assert.equal(await page.evaluate(() => document.body.dataset.turn), 'W');
+  const box = await page.locator('#board').boundingBox();
+  assert.ok(box.width <= 390 && box.width > 300, `the board fits the phone (${box.width} px)`);
+  await page.screenshot({ path: path.join(SHOTS, 'phone-english-white.png'), fullPage: true });
+  const before = await page.locator('.sq[data-square="1"] rect').first().boundingBox();
+  await page.click('#flip');
+  const flipped = await page.locator('.sq[data-square="1"] rect').first().boundingBox();
+  assert.ok(flipped.y > before.y, 'square 1 moved from the top to the bottom');
+  await page.screenshot({ path: path.join(SHOTS, 'phone-english-flipped.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a bad FEN is refused with a message and the start position is used', async () => {
+  const { page, errors } = await open({ variant: 'mini', color: 'B', fen: 'B:W99:B1' });
+  assert.match(await page.textContent('#notice'), /start position was refused/);
+  assert.equal(await page.locator('.sq.has-piece').count(), 12);
+  assert.deepEqual(errors.filter((e) => !e.includes('error')), []);
+  await page.close();
+});
