@@ -185,6 +185,26 @@ test('an English multi-jump is played by clicking each landing square, or the fi
   await page.close();
 });
 
+test('two jump paths to the same square: the final click is refused, the landing squares choose', async () => {
+  const fen = 'W:W27,31:B1,15,16,23,24';
+  const { page, errors } = await open({ variant: 'english', color: 'W', fen, level: 'easy' });
+  assert.deepEqual(await legalMoves(page, ['newgame english', `position fen ${fen}`]), ['27x18x11', '27x20x11']);
+  await click(page, 27);
+  assert.deepEqual(await squaresWith(page, 'dest'), [18, 20]);
+  assert.deepEqual(await squaresWith(page, 'final'), [], 'no single move ends on 11');
+  await click(page, 11);
+  assert.match(await page.textContent('#notice'), /Several jump paths end there/);
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '0');
+  await click(page, 20);
+  assert.deepEqual(await squaresWith(page, 'dest'), [11]);
+  await click(page, 11);
+  await page.waitForFunction(() => Number(document.body.dataset.plies) >= 1);
+  assert.match(await page.textContent('#movelist'), /27x20x11/);
+  await settle(page);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a full mini game played by clicking ends with a result', async () => {
   const { page, errors } = await open({ variant: 'mini', color: 'B', first: 'B', level: 'easy' });
   assert.equal(await page.evaluate(() => document.body.dataset.variant), 'mini');
