@@ -129,13 +129,9 @@ fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
     len: u8,
 ) {
     let mut extended = false;
-    for d in 0..4u8 {
-        if !KING {
-            let fwd = forward(color);
-            if d != fwd[0] && d != fwd[1] {
-                continue;
-            }
-        }
+    let fwd = forward(color);
+    let dirs: &[u8] = if KING { &[DL, DR, UL, UR] } else { &fwd };
+    for &d in dirs {
         let mid = step::<R>(cur, d) & opp & !captured;
         if mid == 0 {
             continue;
@@ -161,14 +157,25 @@ fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
 
 #[inline]
 fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
-    let mut men = s.men;
+    // only pieces with a first jump can start a capture sequence
+    let [a, b] = forward(s.color);
+    let all = s.men | s.kings;
+    let fwd_jumpers = jumpers::<R>(all, a, s.opp, s.empty) | jumpers::<R>(all, b, s.opp, s.empty);
+    let mut men = fwd_jumpers & s.men;
     while men != 0 {
         let b = men & men.wrapping_neg();
         men ^= b;
         let from = b.trailing_zeros() as u8;
         jump_dfs::<R, false, S>(sink, s.color, from, b, 0, s.opp, s.empty | b, 0, 0);
     }
-    let mut kings = s.kings;
+    if s.kings == 0 {
+        return;
+    }
+    let [c, d] = forward(!s.color);
+    let mut kings = (fwd_jumpers
+        | jumpers::<R>(s.kings, c, s.opp, s.empty)
+        | jumpers::<R>(s.kings, d, s.opp, s.empty))
+        & s.kings;
     while kings != 0 {
         let b = kings & kings.wrapping_neg();
         kings ^= b;

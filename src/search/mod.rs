@@ -481,8 +481,8 @@ impl<'a, 'r> Worker<'a, 'r> {
                 -self.search::<R, TRACE>(&child, new_depth, -beta, -alpha, ply + 1, cq, Some(m))
             } else {
                 let quietm = !m.is_capture() && (keys.get(i) >> 8) < (1 << 28) - 1;
-                let r = if !TRACE && depth >= 3 && i >= 3 && quietm && new_depth < depth {
-                    if i >= 8 {
+                let r = if !TRACE && depth >= 3 && i >= 2 && quietm && new_depth < depth {
+                    if i >= 6 && depth >= 6 {
                         2
                     } else {
                         1
