@@ -290,6 +290,7 @@ async function engineMove() {
   S.thinking = false;
   if (res.best && res.best !== 'none') {
     S.history.push({ text: res.best, mover: S.turn });
+    if (res.best === 'pass') notice('kingme has no legal move: its turn is passed.');
     const final = res.infos.filter((i) => i.depth !== undefined).pop();
     if (final) showStats(final, res.best);
   }

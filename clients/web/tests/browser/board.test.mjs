@@ -240,6 +240,17 @@ test('a full mini game played by clicking ends with a result', async () => {
   await page.close();
 });
 
+test('mini: a person with no legal move passes, and a blocked game ends by piece count', async () => {
+  // Black's man on 16 is on the far row and can't move; White's man walks up.
+  const { page, errors } = await open({ variant: 'mini', color: 'B', fen: 'B:W13:B16', level: 'easy' });
+  await page.waitForFunction(() => document.body.dataset.status === 'over', null, { timeout: 20000 });
+  const moves = await page.textContent('#movelist tbody');
+  assert.match(moves, /pass/);
+  assert.match(await page.textContent('#result'), /^1-1: draw \(neither side can move; more pieces wins\)\. A draw\.$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the board works from the keyboard: arrows move the focus, Enter selects and moves', async () => {
   const { page, errors } = await open({ variant: 'english', color: 'B', first: 'B', level: 'easy' });
   // Tab reaches the board (one square in the tab order: roving focus).
