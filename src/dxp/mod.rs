@@ -27,7 +27,7 @@ pub use message::{DxpColor, DxpMessage, DxpMove, GameReq, ParseDxpError, MAX_MES
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -202,6 +202,9 @@ pub fn move_message(m: Move, seconds: u16) -> DxpMove {
     }
 }
 
+/// How long a connection waits for input before checking on its search.
+const TICK: Duration = Duration::from_millis(200);
+
 /// What a connection's loop consumes.
 #[derive(Debug)]
 enum Input {
@@ -292,6 +295,8 @@ struct Connection {
     search: Option<Search>,
     /// Stopped searches whose final event hasn't arrived yet.
     retired: Vec<Search>,
+    /// A tick found the search thread finished without its move queued.
+    finished_seen: bool,
     next_id: u64,
     tx: SyncSender<Input>,
 }
@@ -457,6 +462,7 @@ impl Connection {
             }),
         );
         self.search = Some(Search { id, handle });
+        self.finished_seen = false;
         Ok(())
     }
 
@@ -521,6 +527,34 @@ impl Connection {
         }
     }
 
+    /// Called when no input came for [`TICK`]: a search thread that ended
+    /// without its move (it can't be spawned, or it panicked) is found on two
+    /// ticks in a row (the channel drained in between), and the first legal
+    /// move is played for it so the game goes on.
+    fn tick(&mut self) -> io::Result<()> {
+        self.retired.retain(|s| !s.handle.is_finished());
+        let Some(s) = &self.search else {
+            self.finished_seen = false;
+            return Ok(());
+        };
+        if !s.handle.is_finished() {
+            self.finished_seen = false;
+            return Ok(());
+        }
+        if !self.finished_seen {
+            self.finished_seen = true;
+            return Ok(());
+        }
+        self.finished_seen = false;
+        let id = s.id;
+        let mv = self
+            .game
+            .as_ref()
+            .and_then(|g| g.game.position().legal_moves().first().copied());
+        tracing::warn!(peer = %self.peer, "the search ended without a move: playing the first legal move");
+        self.search_done(id, mv)
+    }
+
     /// Stops every search and waits (reading the channel) for their last events.
     fn finish(&mut self, rx: &Receiver<Input>) {
         self.cancel_search();
@@ -565,14 +599,17 @@ fn serve_connection(stream: TcpStream, config: Arc<DxpConfig>, busy: bool) -> io
         game: None,
         search: None,
         retired: Vec::new(),
+        finished_seen: false,
         next_id: 0,
         tx,
     };
     let result = loop {
-        let Ok(input) = rx.recv() else {
-            break Ok(());
+        let step = match rx.recv_timeout(TICK) {
+            Ok(input) => conn.handle(input),
+            Err(RecvTimeoutError::Timeout) => conn.tick().map(|()| true),
+            Err(RecvTimeoutError::Disconnected) => break Ok(()),
         };
-        match conn.handle(input) {
+        match step {
             Ok(true) => {}
             Ok(false) => break Ok(()),
             Err(e) => break Err(e),
@@ -813,6 +850,56 @@ mod tests {
         a.send("M0000010500");
         assert!(a.recv().starts_with('C'));
         assert_eq!(a.recv(), "E00");
+    }
+
+    #[test]
+    fn a_search_that_dies_silently_still_moves() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = Client::connect(l.local_addr().unwrap());
+        let (stream, peer) = l.accept().unwrap();
+        let (tx, _rx) = sync_channel(8);
+        let mut conn = Connection {
+            config: Arc::new(DxpConfig::default()),
+            engine: Engine::new(),
+            writer: stream,
+            peer,
+            last_write: None,
+            busy: false,
+            game: Some(Match {
+                game: Game::new(Variant::English),
+                ours: Color::Black,
+                clock: None,
+                moves_made: 0,
+                turn_start: Instant::now(),
+                ended: false,
+            }),
+            search: None,
+            retired: Vec::new(),
+            finished_seen: false,
+            next_id: 7,
+            tx,
+        };
+        // a search whose move never reaches the connection, as if its thread panicked
+        let limits = Limits {
+            depth: Some(1),
+            ..Limits::default()
+        };
+        let g = conn.game.as_ref().unwrap().game.clone();
+        let handle = conn.engine.go(&g, limits, Box::new(|_| {}));
+        conn.search = Some(Search { id: 7, handle });
+        for _ in 0..100 {
+            if conn.search.is_none() {
+                break;
+            }
+            conn.tick().unwrap();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(conn.search.is_none());
+        let m = client.recv();
+        let DxpMessage::Move(dm) = DxpMessage::parse(m.as_bytes()).unwrap() else {
+            panic!("{m}")
+        };
+        assert!(find_move(g.position(), &dm).is_ok());
     }
 
     #[test]

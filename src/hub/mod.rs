@@ -28,7 +28,7 @@ pub mod wire;
 use crate::board::{Game, Position, Variant};
 use crate::engine::{Engine, Event, Info, Level, Limits, Score, SearchHandle};
 use std::io::{BufRead, Write};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::Duration;
 use wire::{format_move, parse_line, parse_move, parse_position, quote, HubLine};
 
@@ -46,7 +46,12 @@ pub enum Input {
     Closed,
     /// An event of the running search.
     Search(Event),
+    /// Nothing arrived for a while: check that the running search is alive.
+    Tick,
 }
+
+/// How often [`serve`] sends itself an [`Input::Tick`] when idle.
+pub const TICK: Duration = Duration::from_millis(200);
 
 /// Whether the session goes on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -76,6 +81,8 @@ pub struct HubSession {
     running: Option<Running>,
     /// Input has ended: quit once the running search has reported.
     closing: bool,
+    /// A tick found the search thread finished without its `done` queued.
+    finished_seen: bool,
     events: SyncSender<Input>,
 }
 
@@ -109,6 +116,7 @@ impl HubSession {
             level: Limits::default(),
             running: None,
             closing: false,
+            finished_seen: false,
             events,
         }
     }
@@ -139,7 +147,33 @@ impl HubSession {
                 self.handle_event(ev, out);
                 self.flow()
             }
+            Input::Tick => {
+                self.tick(out);
+                self.flow()
+            }
         }
+    }
+
+    /// A search thread that ended without its final event (it can't be
+    /// spawned, or it panicked) still gets a `done`: a tick finds the thread
+    /// finished, and when the next tick (the channel having been drained in
+    /// between) finds the search still unanswered, the first legal move is sent.
+    fn tick(&mut self, out: &mut Vec<String>) {
+        let Some(run) = &self.running else {
+            self.finished_seen = false;
+            return;
+        };
+        if !run.handle.is_finished() {
+            self.finished_seen = false;
+            return;
+        }
+        if !self.finished_seen {
+            self.finished_seen = true;
+            return;
+        }
+        let mv = run.position.legal_moves().first().copied();
+        out.push(error("the search ended without a move"));
+        self.handle_event(Event::BestMove { mv, ponder: None }, out);
     }
 
     fn flow(&self) -> Flow {
@@ -351,6 +385,7 @@ impl HubSession {
                 Event::Trace(_) => {}
             }),
         );
+        self.finished_seen = false;
         self.running = Some(Running {
             handle,
             position: *game.position(),
@@ -493,8 +528,10 @@ pub fn serve(
     let mut session = HubSession::new(tx);
     let mut lines = Vec::new();
     let result = loop {
-        let Ok(input) = rx.recv() else {
-            break Ok(());
+        let input = match rx.recv_timeout(TICK) {
+            Ok(input) => input,
+            Err(RecvTimeoutError::Timeout) => Input::Tick,
+            Err(RecvTimeoutError::Disconnected) => break Ok(()),
         };
         let flow = session.handle(input, &mut lines);
         let written = lines
@@ -509,8 +546,10 @@ pub fn serve(
     result
 }
 
-/// `kingme hub`: a Hub session on stdin and stdout.
+/// `kingme hub`: a Hub session on stdin and stdout. Panic messages are
+/// silenced: stderr must stay empty, as pydraughts reads it as protocol.
 pub fn run() -> std::io::Result<()> {
+    std::panic::set_hook(Box::new(|_| {}));
     let (tx, rx) = sync_channel(256);
     let reader_tx = tx.clone();
     std::thread::Builder::new()
@@ -744,6 +783,55 @@ mod tests {
         let done = out.last().unwrap();
         let mv = parse_line(done).unwrap().value("move").unwrap().to_string();
         assert!(parse_move(&Position::startpos(Variant::Mini), &mv).is_ok());
+    }
+
+    #[test]
+    fn a_search_that_dies_silently_still_gets_done() {
+        let mut h = Harness::new();
+        let game = Game::new(Variant::English);
+        let limits = Limits {
+            depth: Some(1),
+            ..Limits::default()
+        };
+        // a search whose events never reach the session, as if its thread panicked
+        let handle = h.session.engine.go(&game, limits, Box::new(|_| {}));
+        h.session.running = Some(Running {
+            handle,
+            position: *game.position(),
+            open_ended: false,
+        });
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            if !h.session.is_searching() {
+                break;
+            }
+            h.session.handle(Input::Tick, &mut out);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!h.session.is_searching());
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out[0].starts_with("error message="));
+        assert!(out[1].starts_with("done move="));
+        let mv = parse_line(&out[1])
+            .unwrap()
+            .value("move")
+            .unwrap()
+            .to_string();
+        assert!(parse_move(game.position(), &mv).is_ok());
+    }
+
+    #[test]
+    fn ticks_leave_a_live_search_alone() {
+        let mut h = Harness::new();
+        h.send("pos");
+        h.send("go analyze");
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            h.session.handle(Input::Tick, &mut out);
+        }
+        assert!(out.is_empty() && h.session.is_searching());
+        h.send("stop");
+        assert!(h.until_done().last().unwrap().starts_with("done move="));
     }
 
     #[test]
