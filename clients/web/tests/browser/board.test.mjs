@@ -251,6 +251,26 @@ test('mini: a person with no legal move passes, and a blocked game ends by piece
   await page.close();
 });
 
+test('live info while the engine thinks, and Move now ends its search', async () => {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // The person plays White, Black (kingme, level max: 1 s) moves first.
+  await page.goto(baseUrl + '?variant=english&color=W&first=B&level=max');
+  await page.waitForFunction(() => document.body.dataset.status === 'thinking');
+  await page.waitForFunction(() => document.getElementById('live-info').textContent.startsWith('thinking: depth'));
+  await page.screenshot({ path: path.join(SHOTS, 'english-engine-thinking.png') });
+  const t = Date.now();
+  await page.click('#movenow');
+  await settle(page, 5000);
+  assert.ok(Date.now() - t < 900, `Move now answered in ${Date.now() - t} ms`);
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '1');
+  assert.match(await page.textContent('#st-pv'), /^\d+[-x]\d+/);
+  assert.match(await page.textContent('#stats-when'), /^after \d+-\d+$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the board works from the keyboard: arrows move the focus, Enter selects and moves', async () => {
   const { page, errors } = await open({ variant: 'english', color: 'B', first: 'B', level: 'easy' });
   // Tab reaches the board (one square in the tab order: roving focus).
