@@ -45,6 +45,8 @@ fn args() -> Args {
     a
 }
 
+/// Starts the server; the caller kills and waits on it.
+#[allow(clippy::zombie_processes)]
 fn start(kingme: &str, idle: usize) -> (Child, SocketAddr) {
     let mut child = Command::new(kingme)
         .args(["--listen", "127.0.0.1:0", "--max-connections"])

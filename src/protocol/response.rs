@@ -91,6 +91,9 @@ impl fmt::Display for OptionLine<'_> {
         write!(f, "option name {} type ", self.0)?;
         match self.1 {
             OptionKind::Check { default } => write!(f, "check default {default}"),
+            // UCI's convention for an empty string default.
+            OptionKind::Text { default: "" } => f.write_str("string default <empty>"),
+            OptionKind::Text { default } => write!(f, "string default {default}"),
             OptionKind::Spin { default, min, max } => {
                 write!(f, "spin default {default} min {min} max {max}")
             }
