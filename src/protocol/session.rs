@@ -462,6 +462,8 @@ impl Session {
             )));
             return;
         };
+        // UCI's spelling of an empty string value.
+        let value = if value == "<empty>" { "" } else { value };
         let lower = name.to_ascii_lowercase();
         let capped = |max: usize, what: &str| -> Option<String> {
             match value.trim().parse::<u64>() {
