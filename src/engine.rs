@@ -99,7 +99,9 @@ impl FromStr for Level {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
     /// No option with that name.
-    #[error("unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable)")]
+    #[error(
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights)"
+    )]
     UnknownOption(String),
     /// A value the option does not take.
     #[error("bad value '{value}' for option {name}: expected {expected}")]
@@ -129,6 +131,11 @@ pub enum OptionKind {
         min: i64,
         /// Largest value.
         max: i64,
+    },
+    /// Free text (empty by default).
+    Text {
+        /// Default value.
+        default: &'static str,
     },
     /// One of a list of words.
     Combo {
@@ -306,6 +313,7 @@ pub struct Engine {
     threads: usize,
     ponder: bool,
     mini_table: bool,
+    weights: crate::eval::EnglishWeights,
     tt: Arc<TranspositionTable>,
 }
 
@@ -349,6 +357,7 @@ impl Engine {
             threads: 1,
             ponder: false,
             mini_table: true,
+            weights: crate::eval::EnglishWeights::default(),
             tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MIB)),
         }
     }
@@ -387,6 +396,10 @@ impl Engine {
             OptionSpec {
                 name: "MiniTable",
                 kind: OptionKind::Check { default: true },
+            },
+            OptionSpec {
+                name: "EvalWeights",
+                kind: OptionKind::Text { default: "" },
             },
         ]
     }
@@ -437,6 +450,10 @@ impl Engine {
             "ponder" => {
                 self.ponder = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
             }
+            "evalweights" => {
+                self.weights = crate::eval::EnglishWeights::parse(value)
+                    .map_err(|e| bad(format!("comma-separated name=value pairs: {}", e.reason)))?
+            }
             "minitable" => {
                 self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
             }
@@ -453,7 +470,7 @@ impl Engine {
     /// The static evaluation of `pos`, side to move's view.
     #[must_use]
     pub fn evaluate(&self, pos: &Position) -> Score {
-        Score::Eval(crate::eval::evaluate(pos))
+        Score::Eval(crate::eval::evaluate_with(pos, &self.weights))
     }
 
     /// Turns protocol limits into search limits for the side to move.
@@ -469,6 +486,7 @@ impl Engine {
             },
             trace: limits.trace,
             threads: self.threads,
+            weights: self.weights,
             mini_table: if pos.variant() == Variant::Mini
                 && self.level == Level::Max
                 && self.mini_table

@@ -56,7 +56,7 @@ fn max_level_keeps_the_exact_result() {
             checked += 1;
             // the engine's side plays its move on even games; a random move otherwise,
             // so the games wander into won and lost positions too
-            if (g.moves().len() + game_no) % 2 == 0 {
+            if (g.moves().len() + game_no).is_multiple_of(2) {
                 g.play_unchecked(m);
             } else {
                 let moves = pos.legal_moves();

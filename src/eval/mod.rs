@@ -62,11 +62,104 @@ const EDGE8: u32 = (1 << 3)
     | 0x0000_000f
     | 0xf000_0000;
 
+/// A weights text that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad weights '{text}': {reason}")]
+pub struct ParseWeightsError {
+    /// The text as given.
+    pub text: String,
+    /// What was wrong.
+    pub reason: String,
+}
+
+impl EnglishWeights {
+    /// Names of the weights, in the order of [`EnglishWeights::values`].
+    pub const NAMES: [&'static str; 10] = [
+        "man",
+        "king",
+        "advance",
+        "back_guard",
+        "centre",
+        "mobility",
+        "runaway",
+        "trapped_king",
+        "trade_down",
+        "king_edge",
+    ];
+
+    fn values(&mut self) -> [&mut i32; 10] {
+        [
+            &mut self.man,
+            &mut self.king,
+            &mut self.advance,
+            &mut self.back_guard,
+            &mut self.centre,
+            &mut self.mobility,
+            &mut self.runaway,
+            &mut self.trapped_king,
+            &mut self.trade_down,
+            &mut self.king_edge,
+        ]
+    }
+
+    /// The default weights with some replaced: `name=value` pairs separated by
+    /// commas (`king=150,advance=4`); an empty text gives the defaults.
+    pub fn parse(text: &str) -> Result<EnglishWeights, ParseWeightsError> {
+        let mut w = EnglishWeights::default();
+        let err = |reason: String| ParseWeightsError {
+            text: text.chars().take(200).collect(),
+            reason,
+        };
+        for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = pair
+                .split_once('=')
+                .ok_or_else(|| err(format!("'{pair}' is not name=value")))?;
+            let v: i32 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &i32| (-10_000..=10_000).contains(v))
+                .ok_or_else(|| err(format!("'{value}' is not an integer from -10000 to 10000")))?;
+            let i = Self::NAMES
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(name.trim()))
+                .ok_or_else(|| {
+                    err(format!(
+                        "unknown weight '{name}' (weights: {})",
+                        Self::NAMES.join(", ")
+                    ))
+                })?;
+            *w.values()[i] = v;
+        }
+        Ok(w)
+    }
+}
+
+impl std::fmt::Display for EnglishWeights {
+    /// Writes every weight as `name=value` pairs, readable by [`EnglishWeights::parse`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut c = *self;
+        for (i, (n, v)) in Self::NAMES.iter().zip(c.values()).enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{n}={v}")?;
+        }
+        Ok(())
+    }
+}
+
 /// The evaluation of `pos` (side to move's view), with the default weights.
 #[must_use]
 pub fn evaluate(pos: &Position) -> i32 {
+    evaluate_with(pos, &EnglishWeights::default())
+}
+
+/// The evaluation of `pos` (side to move's view) with English weights `w`.
+#[must_use]
+pub fn evaluate_with(pos: &Position, w: &EnglishWeights) -> i32 {
     match pos.variant() {
-        Variant::English => evaluate_english(pos, &EnglishWeights::default()),
+        Variant::English => evaluate_english(pos, w),
         Variant::Mini => evaluate_mini(pos),
     }
 }
@@ -239,6 +332,21 @@ mod tests {
         for v in Variant::ALL {
             let p = Position::startpos(v);
             assert_eq!(evaluate(&p), -evaluate(&p.with_turn(Color::White)));
+        }
+    }
+
+    #[test]
+    fn weights_round_trip_and_errors() {
+        let w = EnglishWeights::parse("king=150, advance=4").unwrap();
+        assert_eq!((w.king, w.advance, w.man), (150, 4, 100));
+        assert_eq!(EnglishWeights::parse(&w.to_string()).unwrap(), w);
+        assert_eq!(
+            EnglishWeights::parse("").unwrap(),
+            EnglishWeights::default()
+        );
+        for bad in ["king", "queen=3", "king=x", "king=99999"] {
+            let e = EnglishWeights::parse(bad).unwrap_err();
+            assert!(e.to_string().contains(bad), "{e}");
         }
     }
 

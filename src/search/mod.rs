@@ -131,6 +131,8 @@ pub struct SearchLimits {
     pub trace: Option<u64>,
     /// Number of threads.
     pub threads: usize,
+    /// English evaluation weights.
+    pub weights: eval::EnglishWeights,
     /// Exact mini-checkers values to use below the root (perfect play).
     pub mini_table: Option<&'static crate::solve::MiniTablebase>,
 }
@@ -426,7 +428,8 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let forcing = list[0].is_capture();
         if ply >= MAX_PLY - 2 || (depth <= 0 && !forcing) {
-            return eval::evaluate(pos) + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
+            return eval::evaluate_with(pos, &self.sh.limits.weights)
+                + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
         }
         let orig_alpha = alpha;
         let mut tt_idx = 255u8;
