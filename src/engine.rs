@@ -314,7 +314,8 @@ pub struct Engine {
     ponder: bool,
     mini_table: bool,
     weights: crate::eval::EnglishWeights,
-    tt: Arc<TranspositionTable>,
+    /// Allocated by the first search, so an idle session costs no table.
+    tt: Option<Arc<TranspositionTable>>,
 }
 
 fn parse_bool(v: &str) -> Option<bool> {
@@ -358,7 +359,7 @@ impl Engine {
             ponder: false,
             mini_table: true,
             weights: crate::eval::EnglishWeights::default(),
-            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MIB)),
+            tt: None,
         }
     }
 
@@ -443,7 +444,7 @@ impl Engine {
                 let mib = spin(1, MAX_HASH_MIB)? as usize;
                 if mib != self.hash_mib {
                     self.hash_mib = mib;
-                    self.tt = Arc::new(TranspositionTable::new(mib));
+                    self.tt = None;
                 }
             }
             "threads" => self.threads = spin(1, MAX_THREADS)? as usize,
@@ -464,7 +465,9 @@ impl Engine {
 
     /// Forgets everything learned (clears the transposition table).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        if let Some(tt) = &self.tt {
+            tt.clear();
+        }
     }
 
     /// The static evaluation of `pos`, side to move's view.
@@ -532,8 +535,11 @@ impl Engine {
         &mut self,
         game: &Game,
         limits: Limits,
-        mut on_event: Box<dyn FnMut(Event) + Send>,
+        on_event: Box<dyn FnMut(Event) + Send>,
     ) -> SearchHandle {
+        // shared with the fallback below, used when no thread can be started
+        let on_event = Arc::new(std::sync::Mutex::new(on_event));
+        let fallback = Arc::clone(&on_event);
         let pos = *game.position();
         let hist = history_of(game);
         let sl = self.search_limits(&limits, &pos);
@@ -541,11 +547,16 @@ impl Engine {
         if limits.infinite || limits.ponder {
             control.hold.store(true, Ordering::SeqCst);
         }
-        let tt = Arc::clone(&self.tt);
+        let tt = Arc::clone(
+            self.tt
+                .get_or_insert_with(|| Arc::new(TranspositionTable::new(self.hash_mib))),
+        );
         let c2 = Arc::clone(&control);
         let thread = std::thread::Builder::new()
             .name("kingme-search".into())
             .spawn(move || {
+                let mut guard = on_event.lock().unwrap_or_else(|p| p.into_inner());
+                let on_event = &mut **guard;
                 let mut rep = Reporter {
                     on_event: &mut *on_event,
                 };
@@ -572,8 +583,16 @@ impl Engine {
                     ponder: res.ponder,
                 });
             });
-        // The OS refusing a thread is the one case without a BestMove.
-        let thread = thread.ok();
+        let thread = match thread {
+            Ok(t) => Some(t),
+            Err(_) => {
+                // no search thread: answer at once with the first legal move
+                let mv = pos.legal_moves().first().copied();
+                let mut f = fallback.lock().unwrap_or_else(|p| p.into_inner());
+                (f)(Event::BestMove { mv, ponder: None });
+                None
+            }
+        };
         SearchHandle {
             control,
             start: Instant::now(),

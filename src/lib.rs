@@ -31,7 +31,7 @@ pub mod server;
 pub mod solve;
 
 pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};
+pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod search;
-pub mod bench;

@@ -283,7 +283,26 @@ fn run_bench(depth_delta: i32) {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // one clear line (the first of clap's message), then a pointer to --help
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("{first} (see kingme --help)");
+            return ExitCode::from(2);
+        }
+    };
     let res = match cli.command {
         Some(Command::Perft(a)) => run_perft(&a, false),
         Some(Command::Divide(a)) => run_perft(&a, true),

@@ -94,7 +94,9 @@ impl PerftTable {
 }
 
 const fn depth_key(depth: u32) -> u64 {
-    (depth as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+    (depth as u64 + 1)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(17)
 }
 
 fn perft_hashed<R: Rules>(pos: &Position, depth: u32, t: &mut PerftTable) -> u64 {

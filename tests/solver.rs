@@ -54,7 +54,11 @@ fn coords_of(n: usize) -> (usize, usize) {
     let i = n - 1;
     let r = i / 3;
     let k = i % 3;
-    let c = if r.is_multiple_of(2) { 2 * k + 1 } else { 2 * k };
+    let c = if r.is_multiple_of(2) {
+        2 * k + 1
+    } else {
+        2 * k
+    };
     (r, c)
 }
 
