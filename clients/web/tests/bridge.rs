@@ -150,9 +150,12 @@ async fn bad_messages_get_errors_and_the_session_goes_on() {
 
     // A message over the frame cap can't be read: an error line, then the
     // socket closes (a close frame 1009 when it gets through before the reset).
-    ws.send(Message::Text("x".repeat(kingme_web::MAX_FRAME + 1).into()))
+    // The server may reset the connection before the client has finished writing
+    // the huge frame (a broken pipe here); then the error line can be lost with it.
+    let sent = ws
+        .send(Message::Text("x".repeat(kingme_web::MAX_FRAME + 1).into()))
         .await
-        .unwrap();
+        .is_ok();
     let mut saw_error = false;
     let mut ended = false;
     while let Ok(msg) = tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
@@ -172,7 +175,7 @@ async fn bad_messages_get_errors_and_the_session_goes_on() {
             }
         }
     }
-    assert!(saw_error, "an error line before closing");
+    assert!(saw_error || !sent, "an error line before closing");
     assert!(ended, "the socket was closed");
     wait_for("the session closes", || stats.sessions() == 0).await;
 
@@ -242,7 +245,7 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
 
     send(&mut ws, "go infinite").await;
     read_until(&mut ws, |l| l.starts_with("info depth")).await;
-    assert!(search_threads() >= 1);
+    wait_for("a search thread runs", || search_threads() >= 1).await;
     drop(ws);
     wait_for("the tab's session closes", || stats.sessions() == 0).await;
     wait_for("the engine's search thread ends", || search_threads() == 0).await;
