@@ -470,50 +470,14 @@ fn quote_always(v: &str) -> String {
 
 /// Reads `input` line by line into `tx` (lines over [`MAX_LINE`] become
 /// [`Input::TooLong`]), then sends [`Input::Closed`].
-pub fn read_input(mut input: impl BufRead, tx: &SyncSender<Input>) {
-    let mut line = Vec::new();
-    let mut discarding = false;
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
+pub fn read_input(input: impl BufRead, tx: &SyncSender<Input>) {
+    crate::server::stdio::read_bounded_lines(input, MAX_LINE, |l| {
+        let item = match l {
+            Some(bytes) => Input::Line(String::from_utf8_lossy(&bytes).into_owned()),
+            None => Input::TooLong,
         };
-        if buf.is_empty() {
-            if !line.is_empty() && !discarding {
-                let text = String::from_utf8_lossy(&line).into_owned();
-                let _ = tx.send(Input::Line(text));
-            }
-            break;
-        }
-        let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], true),
-            None => (buf, false),
-        };
-        if !discarding {
-            if line.len() + chunk.len() > MAX_LINE {
-                discarding = true;
-                line = Vec::new();
-                if tx.send(Input::TooLong).is_err() {
-                    return;
-                }
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let used = chunk.len() + usize::from(newline);
-        input.consume(used);
-        if newline {
-            if !discarding {
-                let text = String::from_utf8_lossy(&line).into_owned();
-                line.clear();
-                if tx.send(Input::Line(text)).is_err() {
-                    return;
-                }
-            }
-            discarding = false;
-        }
-    }
+        tx.send(item).is_ok()
+    });
     let _ = tx.send(Input::Closed);
 }
 

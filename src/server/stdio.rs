@@ -6,8 +6,15 @@ use crate::protocol::{Flow, Response, Session, SessionConfig};
 use std::io::{BufRead, Write};
 use tokio::sync::mpsc;
 
-/// Reads `input` as lines of at most `max` bytes into `tx` until EOF.
-fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
+/// Reads `input` as lines of at most `max` bytes (LF-terminated, the last one
+/// possibly not) until EOF or a read error, handing each to `emit`: `Some(bytes)`
+/// for a line, `None` for one that was too long (its bytes are skipped, never
+/// buffered). Stops early when `emit` returns false.
+pub fn read_bounded_lines(
+    mut input: impl BufRead,
+    max: usize,
+    mut emit: impl FnMut(Option<Vec<u8>>) -> bool,
+) {
     let mut line = Vec::new();
     let mut discarding = false;
     loop {
@@ -15,13 +22,13 @@ fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                tracing::warn!(error = %e, "stdin");
+                tracing::warn!(error = %e, "input");
                 break;
             }
         };
         if buf.is_empty() {
             if !line.is_empty() && !discarding {
-                let _ = tx.blocking_send(Line::Text(std::mem::take(&mut line)));
+                emit(Some(std::mem::take(&mut line)));
             }
             break;
         }
@@ -33,7 +40,7 @@ fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
             if line.len() + chunk.len() > max {
                 discarding = true;
                 line = Vec::new();
-                if tx.blocking_send(Line::TooLong).is_err() {
+                if !emit(None) {
                     return;
                 }
             } else {
@@ -43,16 +50,20 @@ fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
         let used = chunk.len() + usize::from(newline);
         input.consume(used);
         if newline {
-            if !discarding
-                && tx
-                    .blocking_send(Line::Text(std::mem::take(&mut line)))
-                    .is_err()
-            {
+            if !discarding && !emit(Some(std::mem::take(&mut line))) {
                 return;
             }
             discarding = false;
         }
     }
+}
+
+/// Reads `input` as lines of at most `max` bytes into `tx` until EOF.
+fn read_lines(input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
+    read_bounded_lines(input, max, |l| {
+        tx.blocking_send(l.map_or(Line::TooLong, Line::Text))
+            .is_ok()
+    });
 }
 
 /// Writes responses, one per line, and flushes.
