@@ -59,16 +59,6 @@ impl Sink for MoveList {
     }
 }
 
-/// Counts capture sequences without building them.
-pub(crate) struct Counter(pub u64);
-
-impl Sink for Counter {
-    #[inline(always)]
-    fn emit(&mut self, _: u8, _: u8, _: u8, _: u32, _: u64) {
-        self.0 += 1;
-    }
-}
-
 /// The side's pieces split for generation.
 #[derive(Clone, Copy)]
 struct Sides {
@@ -266,6 +256,74 @@ pub(crate) fn can_capture<R: Rules>(pos: &Position) -> bool {
     has_capture::<R>(&s)
 }
 
+/// Capture sequences continuing from `cur` (1 when none continues: the move ends here).
+#[inline]
+fn count_from<R: Rules, const KING: bool>(
+    color: Color,
+    cur: u32,
+    captured: u32,
+    opp: u32,
+    empty: u32,
+) -> u64 {
+    let fwd = forward(color);
+    let dirs: &[u8] = if KING { &[DL, DR, UL, UR] } else { &fwd };
+    let mut n = 0;
+    for &d in dirs {
+        let mid = step::<R>(cur, d) & opp & !captured;
+        if mid == 0 {
+            continue;
+        }
+        let land = step::<R>(mid, d) & empty;
+        if land == 0 {
+            continue;
+        }
+        n += if !KING && land & crown_row::<R>(color) != 0 {
+            1
+        } else {
+            count_from::<R, KING>(color, land, captured | mid, opp, empty)
+        };
+    }
+    n.max(1)
+}
+
+/// The number of capture sequences (every path), without building moves.
+#[inline]
+fn count_captures<R: Rules>(s: &Sides) -> u64 {
+    let mut n = 0;
+    for d in forward(s.color) {
+        let mut j = jumpers::<R>(s.men, d, s.opp, s.empty);
+        if !R::KINGS_AND_MULTI_JUMPS {
+            n += j.count_ones() as u64;
+            continue;
+        }
+        while j != 0 {
+            let b = j & j.wrapping_neg();
+            j ^= b;
+            let mid = step::<R>(b, d);
+            let land = step::<R>(mid, d);
+            n += if land & crown_row::<R>(s.color) != 0 {
+                1
+            } else {
+                count_from::<R, false>(s.color, land, mid, s.opp, s.empty)
+            };
+        }
+    }
+    let mut kings = s.kings;
+    while kings != 0 {
+        let b = kings & kings.wrapping_neg();
+        kings ^= b;
+        let c = count_from::<R, true>(s.color, b, 0, s.opp, s.empty | b);
+        // count_from says 1 for "no jump at all"; such a king contributes nothing
+        let any = [DL, DR, UL, UR]
+            .iter()
+            .any(|&d| jumpers::<R>(b, d, s.opp, s.empty) != 0);
+        if any {
+            n += c;
+        }
+    }
+    n
+}
+
 /// The number of legal moves, every capture path counted (perft's bulk count).
 #[inline]
 pub(crate) fn count<R: Rules>(pos: &Position) -> u64 {
@@ -274,9 +332,7 @@ pub(crate) fn count<R: Rules>(pos: &Position) -> u64 {
     }
     let s = Sides::of::<R>(pos);
     if has_capture::<R>(&s) {
-        let mut c = Counter(0);
-        gen_captures::<R, Counter>(&s, &mut c);
-        return c.0;
+        return count_captures::<R>(&s);
     }
     let n = count_quiets::<R>(&s);
     if !R::KINGS_AND_MULTI_JUMPS && n == 0 && mini_must_pass::<R>(pos) {
