@@ -250,6 +250,13 @@ pub(crate) fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
     }
 }
 
+/// Whether the side to move has (a capture, a quiet move), without generating them.
+#[inline]
+pub(crate) fn move_kinds<R: Rules>(pos: &Position) -> (bool, bool) {
+    let s = Sides::of::<R>(pos);
+    (has_capture::<R>(&s), count_quiets::<R>(&s) > 0)
+}
+
 /// Whether the side to move has a capture.
 pub(crate) fn can_capture<R: Rules>(pos: &Position) -> bool {
     let s = Sides::of::<R>(pos);

@@ -418,6 +418,17 @@ impl<'a, 'r> Worker<'a, 'r> {
         {
             return 0;
         }
+        let at_leaf = depth <= 0 || ply >= MAX_PLY - 2;
+        let alive = R::KINGS_AND_MULTI_JUMPS
+            || (pos.pieces(Color::Black).any() && pos.pieces(Color::White).any());
+        if at_leaf && alive {
+            // a quiet leaf needs no move list: evaluate at once
+            let (captures, quiets) = movegen::move_kinds::<R>(pos);
+            if (quiets && !captures) || (captures && ply >= MAX_PLY - 2) {
+                return eval::evaluate_with(pos, &self.sh.limits.weights)
+                    + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
+            }
+        }
         let mut list = MoveList::new();
         movegen::generate::<R>(pos, &mut list);
         if list.is_empty() {
