@@ -623,7 +623,7 @@ fn rand_seed() -> u64 {
 }
 
 /// The exact mini-checkers table if it is built. Otherwise the first call starts
-/// building it on a background thread (about 20 s and 0.8 GB once per process;
+/// building it on a background thread (about 10 s and 0.2 GB once per process;
 /// searches use heuristics until then), unless the environment variable
 /// `KINGME_MINI_TABLE` is `off`.
 #[must_use]
