@@ -71,6 +71,19 @@ impl TranspositionTable {
         }
     }
 
+    /// Hints the processor to fetch the slot of `key` into cache ahead of a probe.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = std::ptr::from_ref(&self.slots[key as usize & self.mask]).cast::<i8>();
+            // SAFETY: a prefetch has no architectural effect; `p` is a valid address.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// The entry for `key`, if stored.
     #[inline]
     #[must_use]
