@@ -164,8 +164,13 @@ pub fn evaluate_with(pos: &Position, w: &EnglishWeights) -> i32 {
     }
 }
 
-fn row_of<R: Rules>(sq: u32) -> i32 {
-    (sq / R::W) as i32
+/// How many rows a man of `color` on square index `sq` has advanced from its own back row.
+fn rows_advanced<R: Rules>(sq: u32, color: Color) -> i32 {
+    let row = (sq / R::W) as i32;
+    match color {
+        Color::Black => row,
+        Color::White => R::SIZE as i32 - 1 - row,
+    }
 }
 
 /// Squares from which a man of `color` on `sq` could be stopped: the cone ahead.
@@ -226,11 +231,7 @@ pub fn evaluate_english(pos: &Position, w: &EnglishWeights) -> i32 {
         while bits != 0 {
             let sq = bits.trailing_zeros();
             bits &= bits - 1;
-            let r = row_of::<R>(sq);
-            let a = match color {
-                Color::Black => r,
-                Color::White => 7 - r,
-            };
+            let a = rows_advanced::<R>(sq, color);
             adv += a;
             // runaway: nothing of the opponent's in the cone ahead and within 3 rows
             if (7 - a) <= 3 && CONES[i][sq as usize] & opp == 0 {
@@ -305,12 +306,8 @@ pub fn evaluate_mini(pos: &Position) -> i32 {
         while bits != 0 {
             let sq = bits.trailing_zeros();
             bits &= bits - 1;
-            let r = row_of::<R>(sq);
             // pieces on the far row are stuck: worth a little less than active ones
-            let a = match color {
-                Color::Black => r,
-                Color::White => 5 - r,
-            };
+            let a = rows_advanced::<R>(sq, color);
             s += if a == 5 { -10 } else { 2 * a };
         }
         v[i] = s;
