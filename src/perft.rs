@@ -35,6 +35,9 @@ fn moves_for(pos: &Position, counting: Counting) -> MoveList {
 
 #[inline]
 fn perft_all<R: Rules>(pos: &Position, depth: u32) -> u64 {
+    if depth == 2 {
+        return movegen::count_depth2::<R>(pos);
+    }
     if depth <= 1 {
         return if depth == 0 {
             1

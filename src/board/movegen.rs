@@ -331,6 +331,47 @@ fn count_captures<R: Rules>(s: &Sides) -> u64 {
     n
 }
 
+/// Perft at depth 2: the sum of the bulk counts of every child. Quiet moves are
+/// played straight from the bitboards, without a move list.
+#[inline]
+pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
+    let s = Sides::of::<R>(pos);
+    let alive = R::KINGS_AND_MULTI_JUMPS || !mini_someone_empty(pos);
+    if !alive || has_capture::<R>(&s) || count_quiets::<R>(&s) == 0 {
+        let mut list = MoveList::new();
+        generate::<R>(pos, &mut list);
+        return list
+            .iter()
+            .map(|&m| {
+                let mut c = *pos;
+                c.apply::<R, false>(m);
+                count::<R>(&c)
+            })
+            .sum();
+    }
+    let all = s.men | s.kings;
+    let fwd = forward(s.color);
+    let bwd = forward(!s.color);
+    let mut n = 0;
+    for (d, movers) in [
+        (fwd[0], all),
+        (fwd[1], all),
+        (bwd[0], s.kings),
+        (bwd[1], s.kings),
+    ] {
+        let mut targets = step::<R>(movers, d) & s.empty;
+        let r = reverse(d);
+        while targets != 0 {
+            let t = targets & targets.wrapping_neg();
+            targets ^= t;
+            let mut c = *pos;
+            c.step_unhashed::<R>(step::<R>(t, r), t);
+            n += count::<R>(&c);
+        }
+    }
+    n
+}
+
 /// The number of legal moves, every capture path counted (perft's bulk count).
 #[inline]
 pub(crate) fn count<R: Rules>(pos: &Position) -> u64 {
