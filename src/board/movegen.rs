@@ -176,6 +176,16 @@ fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
 
 #[inline]
 fn gen_quiets<R: Rules>(s: &Sides, list: &mut MoveList) {
+    for_each_quiet::<R>(s, |from, to| {
+        let (from, to) = (from.trailing_zeros() as u8, to.trailing_zeros() as u8);
+        list.push(Move::capture_raw(from, to, 1, 0, to as u64));
+    });
+}
+
+/// Calls `f(from, to)` (single bits) for every quiet step of the side to move, in
+/// generation order: both forward directions for every piece, then backward for kings.
+#[inline(always)]
+fn for_each_quiet<R: Rules>(s: &Sides, mut f: impl FnMut(u32, u32)) {
     let all = s.men | s.kings;
     let fwd = forward(s.color);
     let bwd = forward(!s.color);
@@ -193,9 +203,7 @@ fn gen_quiets<R: Rules>(s: &Sides, list: &mut MoveList) {
         while targets != 0 {
             let t = targets & targets.wrapping_neg();
             targets ^= t;
-            let from = step::<R>(t, r).trailing_zeros() as u8;
-            let to = t.trailing_zeros() as u8;
-            list.push(Move::capture_raw(from, to, 1, 0, to as u64));
+            f(step::<R>(t, r), t);
         }
     }
 }
@@ -349,26 +357,12 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
             })
             .sum();
     }
-    let all = s.men | s.kings;
-    let fwd = forward(s.color);
-    let bwd = forward(!s.color);
     let mut n = 0;
-    for (d, movers) in [
-        (fwd[0], all),
-        (fwd[1], all),
-        (bwd[0], s.kings),
-        (bwd[1], s.kings),
-    ] {
-        let mut targets = step::<R>(movers, d) & s.empty;
-        let r = reverse(d);
-        while targets != 0 {
-            let t = targets & targets.wrapping_neg();
-            targets ^= t;
-            let mut c = *pos;
-            c.step_unhashed::<R>(step::<R>(t, r), t);
-            n += count::<R>(&c);
-        }
-    }
+    for_each_quiet::<R>(&s, |from, to| {
+        let mut c = *pos;
+        c.step_unhashed::<R>(from, to);
+        n += count::<R>(&c);
+    });
     n
 }
 
