@@ -301,51 +301,98 @@ fn count_from<R: Rules, const KING: bool>(
     n.max(1)
 }
 
+/// The side's first jumps: the men and kings that can jump forward in each of the
+/// two forward directions, and the kings that can jump backward.
+#[derive(Clone, Copy)]
+struct Jumpers {
+    fwd: [u32; 2],
+    back: u32,
+}
+
+impl Jumpers {
+    #[inline(always)]
+    fn of<R: Rules>(s: &Sides) -> Jumpers {
+        let [a, b] = forward(s.color);
+        let all = s.men | s.kings;
+        let fwd = [
+            jumpers::<R>(all, a, s.opp, s.empty),
+            jumpers::<R>(all, b, s.opp, s.empty),
+        ];
+        let back = if s.kings != 0 {
+            let [c, d] = forward(!s.color);
+            jumpers::<R>(s.kings, c, s.opp, s.empty) | jumpers::<R>(s.kings, d, s.opp, s.empty)
+        } else {
+            0
+        };
+        Jumpers { fwd, back }
+    }
+
+    #[inline(always)]
+    fn any(&self) -> bool {
+        (self.fwd[0] | self.fwd[1] | self.back) != 0
+    }
+}
+
 /// The number of capture sequences (every path), without building moves.
+///
+/// Men's first jumps are taken for all men at once: a man whose landing square
+/// offers no further jump (or crowns) makes exactly one sequence; only landings
+/// with a continuation are followed one by one.
 #[inline]
-fn count_captures<R: Rules>(s: &Sides) -> u64 {
+fn count_captures<R: Rules>(s: &Sides, j: &Jumpers) -> u64 {
+    if !R::KINGS_AND_MULTI_JUMPS {
+        return u64::from(j.fwd[0].count_ones() + j.fwd[1].count_ones());
+    }
+    let fwd = forward(s.color);
+    let crown = crown_row::<R>(s.color);
     let mut n = 0;
-    for d in forward(s.color) {
-        let mut j = jumpers::<R>(s.men, d, s.opp, s.empty);
-        if !R::KINGS_AND_MULTI_JUMPS {
-            n += j.count_ones() as u64;
-            continue;
-        }
-        while j != 0 {
-            let b = j & j.wrapping_neg();
-            j ^= b;
-            let mid = step::<R>(b, d);
-            let land = step::<R>(mid, d);
-            n += if land & crown_row::<R>(s.color) != 0 {
-                1
-            } else {
-                count_from::<R, false>(s.color, land, mid, s.opp, s.empty)
-            };
+    for (d, jd) in fwd.into_iter().zip(j.fwd) {
+        let land = step::<R>(step::<R>(jd & s.men, d), d);
+        // a man's later jumps go further forward, so they never pass its start
+        // square or the piece it has just taken: the board's empty set will do
+        let open = land & !crown;
+        let mut more =
+            jumpers::<R>(open, fwd[0], s.opp, s.empty) | jumpers::<R>(open, fwd[1], s.opp, s.empty);
+        n += u64::from((land & !more).count_ones());
+        let r = reverse(d);
+        while more != 0 {
+            let l = more & more.wrapping_neg();
+            more ^= l;
+            n += count_from::<R, false>(s.color, l, step::<R>(l, r), s.opp, s.empty);
         }
     }
-    let mut kings = s.kings;
+    let mut kings = (j.fwd[0] | j.fwd[1] | j.back) & s.kings;
     while kings != 0 {
         let b = kings & kings.wrapping_neg();
         kings ^= b;
-        let c = count_from::<R, true>(s.color, b, 0, s.opp, s.empty | b);
-        // count_from says 1 for "no jump at all"; such a king contributes nothing
-        let any = [DL, DR, UL, UR]
-            .iter()
-            .any(|&d| jumpers::<R>(b, d, s.opp, s.empty) != 0);
-        if any {
-            n += c;
-        }
+        n += count_from::<R, true>(s.color, b, 0, s.opp, s.empty | b);
     }
     n
 }
 
-/// Perft at depth 2: the sum of the bulk counts of every child. Quiet moves are
-/// played straight from the bitboards, without a move list.
+/// A sink that plays each capture on a copy of the position and adds the bulk count
+/// of the child (perft at depth 2 without a move list).
+struct CountChildren<'a, R: Rules> {
+    pos: &'a Position,
+    n: u64,
+    rules: std::marker::PhantomData<R>,
+}
+
+impl<R: Rules> Sink for CountChildren<'_, R> {
+    #[inline(always)]
+    fn emit(&mut self, from: u8, to: u8, _len: u8, captured: u32, _path: u64) {
+        let mut c = *self.pos;
+        c.capture_unhashed::<R>(1 << from, 1 << to, captured);
+        self.n += count::<R>(&c);
+    }
+}
+
+/// Perft at depth 2: the sum of the bulk counts of every child. Moves are played
+/// straight from the bitboards, without a move list.
 #[inline]
 pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
-    let s = Sides::of::<R>(pos);
-    let alive = R::KINGS_AND_MULTI_JUMPS || !mini_someone_empty(pos);
-    if !alive || has_capture::<R>(&s) || count_quiets::<R>(&s) == 0 {
+    if !R::KINGS_AND_MULTI_JUMPS {
+        // mini: passes and empty sides; rare and cheap enough the plain way
         let mut list = MoveList::new();
         generate::<R>(pos, &mut list);
         return list
@@ -356,6 +403,16 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
                 count::<R>(&c)
             })
             .sum();
+    }
+    let s = Sides::of::<R>(pos);
+    if has_capture::<R>(&s) {
+        let mut sink = CountChildren::<R> {
+            pos,
+            n: 0,
+            rules: std::marker::PhantomData,
+        };
+        gen_captures::<R, _>(&s, &mut sink);
+        return sink.n;
     }
     let mut n = 0;
     for_each_quiet::<R>(&s, |from, to| {
@@ -373,8 +430,9 @@ pub(crate) fn count<R: Rules>(pos: &Position) -> u64 {
         return 0;
     }
     let s = Sides::of::<R>(pos);
-    if has_capture::<R>(&s) {
-        return count_captures::<R>(&s);
+    let j = Jumpers::of::<R>(&s);
+    if j.any() {
+        return count_captures::<R>(&s, &j);
     }
     let n = count_quiets::<R>(&s);
     if !R::KINGS_AND_MULTI_JUMPS && n == 0 && mini_must_pass::<R>(pos) {
