@@ -67,6 +67,8 @@ struct Sides {
     opp: u32,
     empty: u32,
     color: Color,
+    /// The opponent's kings.
+    kings_opp: u32,
 }
 
 impl Sides {
@@ -81,6 +83,7 @@ impl Sides {
             opp,
             empty: R::ALL & !(own | opp),
             color: pos.turn(),
+            kings_opp: pos.kings().0 & opp,
         }
     }
 }
@@ -370,25 +373,33 @@ fn count_captures<R: Rules>(s: &Sides, j: &Jumpers) -> u64 {
     n
 }
 
-/// A sink that plays each capture on a copy of the position and adds the bulk count
-/// of the child (perft at depth 2 without a move list).
-struct CountChildren<'a, R: Rules> {
-    pos: &'a Position,
+/// A sink that adds the bulk count of the opponent's reply to each capture of
+/// `s` (perft at depth 2 without a move list or child positions).
+struct CountReplies<R: Rules> {
+    s: Sides,
     n: u64,
     rules: std::marker::PhantomData<R>,
 }
 
-impl<R: Rules> Sink for CountChildren<'_, R> {
+impl<R: Rules> Sink for CountReplies<R> {
     #[inline(always)]
     fn emit(&mut self, from: u8, to: u8, _len: u8, captured: u32, _path: u64) {
-        let mut c = *self.pos;
-        c.capture_unhashed::<R>(1 << from, 1 << to, captured);
-        self.n += count::<R>(&c);
+        let moved = (1 << from) ^ (1 << to);
+        let reply = Sides {
+            men: self.s.opp & !self.s.kings_opp & !captured,
+            kings: self.s.kings_opp & !captured,
+            opp: (self.s.men | self.s.kings) ^ moved,
+            empty: (self.s.empty | captured) ^ moved,
+            color: !self.s.color,
+            kings_opp: self.s.kings,
+        };
+        self.n += count_sides::<R>(&reply);
     }
 }
 
 /// Perft at depth 2: the sum of the bulk counts of every child. Moves are played
-/// straight from the bitboards, without a move list.
+/// on the bitboards of the opponent's reply, with no move list and no child
+/// positions (the opponent's move count does not care whether our man was crowned).
 #[inline]
 pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
     if !R::KINGS_AND_MULTI_JUMPS {
@@ -406,21 +417,44 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
     }
     let s = Sides::of::<R>(pos);
     if has_capture::<R>(&s) {
-        let mut sink = CountChildren::<R> {
-            pos,
+        let mut sink = CountReplies::<R> {
+            s,
             n: 0,
             rules: std::marker::PhantomData,
         };
         gen_captures::<R, _>(&s, &mut sink);
         return sink.n;
     }
+    let mut reply = Sides {
+        men: s.opp & !s.kings_opp,
+        kings: s.kings_opp,
+        opp: s.men | s.kings,
+        empty: s.empty,
+        color: !s.color,
+        kings_opp: s.kings,
+    };
     let mut n = 0;
     for_each_quiet::<R>(&s, |from, to| {
-        let mut c = *pos;
-        c.step_unhashed::<R>(from, to);
-        n += count::<R>(&c);
+        let moved = from | to;
+        reply.opp ^= moved;
+        reply.empty ^= moved;
+        n += count_sides::<R>(&reply);
+        reply.opp ^= moved;
+        reply.empty ^= moved;
     });
     n
+}
+
+/// The bulk count of a side with pieces (English, or mini with both sides present
+/// and a capture or quiet move).
+#[inline(always)]
+fn count_sides<R: Rules>(s: &Sides) -> u64 {
+    let j = Jumpers::of::<R>(s);
+    if j.any() {
+        count_captures::<R>(s, &j)
+    } else {
+        count_quiets::<R>(s)
+    }
 }
 
 /// The number of legal moves, every capture path counted (perft's bulk count).
