@@ -434,15 +434,111 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
         kings_opp: s.kings,
     };
     let mut n = 0;
-    for_each_quiet::<R>(&s, |from, to| {
-        let moved = from | to;
-        reply.opp ^= moved;
-        reply.empty ^= moved;
-        n += count_sides::<R>(&reply);
-        reply.opp ^= moved;
-        reply.empty ^= moved;
-    });
+    let reply_steps = ReplySteps::of::<R>(&s);
+    if reply_steps.can_capture(&s) {
+        for_each_quiet::<R>(&s, |from, to| {
+            let moved = from | to;
+            reply.opp ^= moved;
+            reply.empty ^= moved;
+            n += count_sides::<R>(&reply);
+            reply.opp ^= moved;
+            reply.empty ^= moved;
+        });
+        return n;
+    }
+    let ours = s.men | s.kings;
+    let fwd = forward(s.color);
+    let bwd = forward(!s.color);
+    for (d, movers) in [(fwd[0], ours), (fwd[1], ours), (bwd[0], s.kings), (bwd[1], s.kings)] {
+        if movers == 0 {
+            continue;
+        }
+        let to = step::<R>(movers, d) & s.empty;
+        let r = reverse(d);
+        let mut capturing = to & reply_steps.captures_after_step::<R>(d);
+        let quiet = to & !capturing;
+        let from = step::<R>(quiet, r);
+        n += u64::from(quiet.count_ones()) * reply_steps.quiets;
+        n += u64::from(reply_steps.onto(from));
+        n -= u64::from(reply_steps.onto(quiet));
+        while capturing != 0 {
+            let t = capturing & capturing.wrapping_neg();
+            capturing ^= t;
+            let moved = t | step::<R>(t, r);
+            reply.opp ^= moved;
+            reply.empty ^= moved;
+            n += count_sides::<R>(&reply);
+            reply.opp ^= moved;
+            reply.empty ^= moved;
+        }
+    }
     n
+}
+
+/// The opponent's one-step reach in a position where we are to move and have
+/// no capture: enough to count the opponent's replies to each of our quiet
+/// moves without playing them (a quiet move changes only two squares).
+struct ReplySteps {
+    /// Squares the opponent's pieces could step onto in each direction (empty or not).
+    onto: [u32; 4],
+    /// The opponent's quiet moves here.
+    quiets: u64,
+    /// Squares where our piece would be jumped: an opponent's piece behind it and
+    /// an empty square beyond it in some direction.
+    exposed: u32,
+    /// Squares that, emptied, become an opponent's landing square: beyond one of
+    /// our pieces with an opponent's piece behind it.
+    landings: u32,
+}
+
+impl ReplySteps {
+    #[inline(always)]
+    fn of<R: Rules>(s: &Sides) -> ReplySteps {
+        let their_men = s.opp & !s.kings_opp;
+        let mut onto = [0u32; 4];
+        for d in forward(!s.color) {
+            onto[d as usize] = step::<R>(their_men | s.kings_opp, d);
+        }
+        if s.kings_opp != 0 {
+            for d in forward(s.color) {
+                onto[d as usize] = step::<R>(s.kings_opp, d);
+            }
+        }
+        let ours = s.men | s.kings;
+        let (mut quiets, mut exposed, mut landings) = (0, 0, 0);
+        for (d, &o) in onto.iter().enumerate() {
+            let d = d as u8;
+            quiets += (o & s.empty).count_ones();
+            exposed |= o & step::<R>(s.empty, reverse(d));
+            landings |= step::<R>(o & ours, d);
+        }
+        ReplySteps {
+            onto,
+            quiets: u64::from(quiets),
+            exposed,
+            landings,
+        }
+    }
+
+    /// Whether the opponent has a capture here.
+    #[inline(always)]
+    fn can_capture(&self, s: &Sides) -> bool {
+        self.exposed & (s.men | s.kings) != 0
+    }
+
+    /// The target squares of our quiet steps in direction `d` after which the
+    /// opponent has a capture (given it has none now): it jumps the moved piece,
+    /// possibly onto the square just left, or lands on the square just left.
+    #[inline(always)]
+    fn captures_after_step<R: Rules>(&self, d: u8) -> u32 {
+        self.exposed | self.onto[reverse(d) as usize] | step::<R>(self.landings, d)
+    }
+
+    /// The number of opponent's steps onto the squares of `b` (empty or not).
+    #[inline(always)]
+    fn onto(&self, b: u32) -> u32 {
+        self.onto.iter().map(|&o| (o & b).count_ones()).sum()
+    }
 }
 
 /// The bulk count of a side with pieces (English, or mini with both sides present
