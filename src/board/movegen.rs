@@ -153,13 +153,46 @@ fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
     // only pieces with a first jump can start a capture sequence
     let [a, b] = forward(s.color);
     let all = s.men | s.kings;
-    let fwd_jumpers = jumpers::<R>(all, a, s.opp, s.empty) | jumpers::<R>(all, b, s.opp, s.empty);
+    let (ja, jb) = (
+        jumpers::<R>(all, a, s.opp, s.empty),
+        jumpers::<R>(all, b, s.opp, s.empty),
+    );
+    let fwd_jumpers = ja | jb;
+    let crown = crown_row::<R>(s.color);
     let mut men = fwd_jumpers & s.men;
     while men != 0 {
-        let b = men & men.wrapping_neg();
-        men ^= b;
-        let from = b.trailing_zeros() as u8;
-        jump_dfs::<R, false, S>(sink, s.color, from, b, 0, s.opp, s.empty | b, 0, 0);
+        let bit = men & men.wrapping_neg();
+        men ^= bit;
+        let from = bit.trailing_zeros() as u8;
+        // the first jump is taken here; only a landing with a further jump
+        // (which never passes the start square or the taken piece) needs the search
+        for (d, jd) in [(a, ja), (b, jb)] {
+            if jd & bit == 0 {
+                continue;
+            }
+            let mid = step::<R>(bit, d);
+            let land = step::<R>(mid, d);
+            let li = land.trailing_zeros() as u8;
+            let ends = !R::KINGS_AND_MULTI_JUMPS
+                || land & crown != 0
+                || (jumpers::<R>(land, a, s.opp, s.empty) | jumpers::<R>(land, b, s.opp, s.empty))
+                    == 0;
+            if ends {
+                sink.emit(from, li, 1, mid, u64::from(li));
+            } else {
+                jump_dfs::<R, false, S>(
+                    sink,
+                    s.color,
+                    from,
+                    land,
+                    mid,
+                    s.opp,
+                    s.empty | bit,
+                    u64::from(li),
+                    1,
+                );
+            }
+        }
     }
     if s.kings == 0 {
         return;
@@ -341,7 +374,7 @@ impl Jumpers {
 /// Men's first jumps are taken for all men at once: a man whose landing square
 /// offers no further jump (or crowns) makes exactly one sequence; only landings
 /// with a continuation are followed one by one.
-#[inline]
+#[inline(always)]
 fn count_captures<R: Rules>(s: &Sides, j: &Jumpers) -> u64 {
     if !R::KINGS_AND_MULTI_JUMPS {
         return u64::from(j.fwd[0].count_ones() + j.fwd[1].count_ones());
@@ -415,7 +448,22 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
             })
             .sum();
     }
-    let s = Sides::of::<R>(pos);
+    let mut s = Sides::of::<R>(pos);
+    // one copy of the body per colour, so directions are constants in each
+    match s.color {
+        Color::Black => {
+            s.color = Color::Black;
+            count_depth2_sides::<R>(s)
+        }
+        Color::White => {
+            s.color = Color::White;
+            count_depth2_sides::<R>(s)
+        }
+    }
+}
+
+#[inline(always)]
+fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
     if has_capture::<R>(&s) {
         let mut sink = CountReplies::<R> {
             s,
@@ -449,7 +497,12 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
     let ours = s.men | s.kings;
     let fwd = forward(s.color);
     let bwd = forward(!s.color);
-    for (d, movers) in [(fwd[0], ours), (fwd[1], ours), (bwd[0], s.kings), (bwd[1], s.kings)] {
+    for (d, movers) in [
+        (fwd[0], ours),
+        (fwd[1], ours),
+        (bwd[0], s.kings),
+        (bwd[1], s.kings),
+    ] {
         if movers == 0 {
             continue;
         }
