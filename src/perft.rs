@@ -45,9 +45,13 @@ fn perft_all<R: Rules>(pos: &Position, depth: u32) -> u64 {
             movegen::count::<R>(pos)
         };
     }
+    let mut n = 0;
+    if R::KINGS_AND_MULTI_JUMPS {
+        movegen::for_each_child::<R>(pos, |child| n += perft_all::<R>(child, depth - 1));
+        return n;
+    }
     let mut list = MoveList::new();
     movegen::generate::<R>(pos, &mut list);
-    let mut n = 0;
     for &m in list.iter() {
         let mut child = *pos;
         child.apply::<R, false>(m);

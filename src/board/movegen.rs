@@ -406,6 +406,45 @@ fn count_captures<R: Rules>(s: &Sides, j: &Jumpers) -> u64 {
     n
 }
 
+/// A sink that plays each capture on a copy of the position and hands the child on.
+struct Children<'a, R: Rules, F: FnMut(&Position)> {
+    pos: &'a Position,
+    f: F,
+    rules: std::marker::PhantomData<R>,
+}
+
+impl<R: Rules, F: FnMut(&Position)> Sink for Children<'_, R, F> {
+    #[inline(always)]
+    fn emit(&mut self, from: u8, to: u8, _len: u8, captured: u32, _path: u64) {
+        let mut c = *self.pos;
+        c.play_unhashed::<R>(1 << from, 1 << to, captured);
+        (self.f)(&c);
+    }
+}
+
+/// Calls `f` with every child of `pos` (every capture path), in generation order,
+/// without a move list; the children's keys are stale (perft only). English only:
+/// mini-checkers' passes and ends need [`generate`].
+#[inline(always)]
+pub(crate) fn for_each_child<R: Rules>(pos: &Position, mut f: impl FnMut(&Position)) {
+    debug_assert!(R::KINGS_AND_MULTI_JUMPS);
+    let s = Sides::of::<R>(pos);
+    if has_capture::<R>(&s) {
+        let mut sink = Children::<R, _> {
+            pos,
+            f,
+            rules: std::marker::PhantomData,
+        };
+        gen_captures::<R, _>(&s, &mut sink);
+        return;
+    }
+    for_each_quiet::<R>(&s, |from, to| {
+        let mut c = *pos;
+        c.play_unhashed::<R>(from, to, 0);
+        f(&c);
+    });
+}
+
 /// A sink that adds the bulk count of the opponent's reply to each capture of
 /// `s` (perft at depth 2 without a move list or child positions).
 struct CountReplies<R: Rules> {

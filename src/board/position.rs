@@ -247,6 +247,26 @@ impl Position {
         p
     }
 
+    /// Moves a piece of the side to move from `from` to `to` (bits), removing the
+    /// `captured` pieces (none for a quiet move) and crowning a man that ends on
+    /// its last row; the key is left stale (perft only). `from` may equal `to`
+    /// (a king's capture loop).
+    #[inline(always)]
+    pub(crate) fn play_unhashed<R: Rules>(&mut self, from: u32, to: u32, captured: u32) {
+        let us = self.turn;
+        self.turn = !us;
+        self.pieces[!us].0 &= !captured;
+        self.pieces[us].0 = (self.pieces[us].0 & !from) | to;
+        let kings = self.kings.0 & !captured;
+        self.kings.0 = if kings & from != 0 {
+            (kings & !from) | to
+        } else if R::KINGS_AND_MULTI_JUMPS && to & movegen::crown_row::<R>(us) != 0 {
+            kings | to
+        } else {
+            kings
+        };
+    }
+
     /// Plays `m` with rules `R` (must match the variant). With `HASH` false the
     /// key is left stale (perft only).
     #[inline(always)]
