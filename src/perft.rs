@@ -33,31 +33,54 @@ fn moves_for(pos: &Position, counting: Counting) -> MoveList {
     }
 }
 
-#[inline]
+/// Defines a perft-all function (bulk counting at the last two plies) named `$name`,
+/// with extra attributes: written once, compiled twice (plain, and with `popcnt`).
+macro_rules! perft_all_fn {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident) => {
+        $(#[$attr])*
+        $vis fn $name<R: Rules>(pos: &Position, depth: u32) -> u64 {
+            if depth == 2 {
+                return movegen::count_depth2::<R>(pos);
+            }
+            if depth <= 1 {
+                return if depth == 0 {
+                    1
+                } else {
+                    movegen::count::<R>(pos)
+                };
+            }
+            let mut n = 0;
+            if R::KINGS_AND_MULTI_JUMPS {
+                movegen::for_each_child::<R>(pos, |child| n += $name::<R>(child, depth - 1));
+                return n;
+            }
+            let mut list = MoveList::new();
+            movegen::generate::<R>(pos, &mut list);
+            for &m in list.iter() {
+                let mut child = *pos;
+                child.apply::<R, false>(m);
+                n += $name::<R>(&child, depth - 1);
+            }
+            n
+        }
+    };
+}
+
+perft_all_fn!(fn perft_all_plain);
+
+// Bulk counting is mostly population counts; x86-64's baseline has no popcnt
+// instruction, so a second copy is compiled for CPUs that have one.
+#[cfg(target_arch = "x86_64")]
+perft_all_fn!(#[target_feature(enable = "popcnt")] fn perft_all_popcnt);
+
+/// Perft counting every path, with the fastest code this CPU runs.
 fn perft_all<R: Rules>(pos: &Position, depth: u32) -> u64 {
-    if depth == 2 {
-        return movegen::count_depth2::<R>(pos);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has just been seen to support popcnt.
+        return unsafe { perft_all_popcnt::<R>(pos, depth) };
     }
-    if depth <= 1 {
-        return if depth == 0 {
-            1
-        } else {
-            movegen::count::<R>(pos)
-        };
-    }
-    let mut n = 0;
-    if R::KINGS_AND_MULTI_JUMPS {
-        movegen::for_each_child::<R>(pos, |child| n += perft_all::<R>(child, depth - 1));
-        return n;
-    }
-    let mut list = MoveList::new();
-    movegen::generate::<R>(pos, &mut list);
-    for &m in list.iter() {
-        let mut child = *pos;
-        child.apply::<R, false>(m);
-        n += perft_all::<R>(&child, depth - 1);
-    }
-    n
+    perft_all_plain::<R>(pos, depth)
 }
 
 fn perft_distinct<R: Rules>(pos: &Position, depth: u32) -> u64 {
@@ -159,4 +182,34 @@ pub fn divide(pos: &Position, depth: u32, counting: Counting) -> Vec<(Move, u64)
 #[must_use]
 pub fn perft_start(variant: Variant, depth: u32, counting: Counting) -> u64 {
     perft(&Position::startpos(variant), depth, counting)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::English;
+
+    /// Both compiled copies of the counting code give the published figures
+    /// (RULES.md, OEIS A133046), whichever one this CPU picks at run time.
+    #[test]
+    fn both_copies_count_the_reference_figures() {
+        let start = Position::startpos(Variant::English);
+        let expected = [7, 49, 302, 1469, 7361, 36768, 179_740, 845_931];
+        for (depth, &want) in (1..).zip(&expected) {
+            assert_eq!(
+                perft_all_plain::<English>(&start, depth),
+                want,
+                "plain, depth {depth}"
+            );
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("popcnt") {
+                // SAFETY: the CPU has just been seen to support popcnt.
+                let n = unsafe { perft_all_popcnt::<English>(&start, depth) };
+                assert_eq!(n, want, "popcnt, depth {depth}");
+            }
+        }
+        let two_ways = Position::from_fen(Variant::English, "W:WK7,30,31:B1,4,10,11,18,19")
+            .expect("RULES.md FEN");
+        assert_eq!(perft_all_plain::<English>(&two_ways, 7), 11_802);
+    }
 }

@@ -148,7 +148,7 @@ fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
     // only pieces with a first jump can start a capture sequence
     let [a, b] = forward(s.color);
@@ -472,7 +472,7 @@ impl<R: Rules> Sink for CountReplies<R> {
 /// Perft at depth 2: the sum of the bulk counts of every child. Moves are played
 /// on the bitboards of the opponent's reply, with no move list and no child
 /// positions (the opponent's move count does not care whether our man was crowned).
-#[inline]
+#[inline(always)]
 pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
     if !R::KINGS_AND_MULTI_JUMPS {
         // mini: passes and empty sides; rare and cheap enough the plain way
@@ -522,17 +522,8 @@ fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
     };
     let mut n = 0;
     let reply_steps = ReplySteps::of::<R>(&s);
-    if reply_steps.can_capture(&s) {
-        for_each_quiet::<R>(&s, |from, to| {
-            let moved = from | to;
-            reply.opp ^= moved;
-            reply.empty ^= moved;
-            n += count_sides::<R>(&reply);
-            reply.opp ^= moved;
-            reply.empty ^= moved;
-        });
-        return n;
-    }
+    // when the opponent can capture already, every reply is counted in full
+    let all_capture = reply_steps.can_capture(&s);
     let ours = s.men | s.kings;
     let fwd = forward(s.color);
     let bwd = forward(!s.color);
@@ -547,7 +538,11 @@ fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
         }
         let to = step::<R>(movers, d) & s.empty;
         let r = reverse(d);
-        let mut capturing = to & reply_steps.captures_after_step::<R>(d);
+        let mut capturing = if all_capture {
+            to
+        } else {
+            to & reply_steps.captures_after_step::<R>(d)
+        };
         let quiet = to & !capturing;
         let from = step::<R>(quiet, r);
         n += u64::from(quiet.count_ones()) * reply_steps.quiets;
