@@ -218,19 +218,26 @@ fn gen_quiets<R: Rules>(s: &Sides, list: &mut MoveList) {
     });
 }
 
-/// Calls `f(from, to)` (single bits) for every quiet step of the side to move, in
-/// generation order: both forward directions for every piece, then backward for kings.
+/// Each direction with the pieces that may step in it, in generation order: both
+/// forward directions for every piece, then backward for kings.
 #[inline(always)]
-fn for_each_quiet<R: Rules>(s: &Sides, mut f: impl FnMut(u32, u32)) {
+fn step_directions(s: &Sides) -> [(u8, u32); 4] {
     let all = s.men | s.kings;
     let fwd = forward(s.color);
     let bwd = forward(!s.color);
-    for (d, movers) in [
+    [
         (fwd[0], all),
         (fwd[1], all),
         (bwd[0], s.kings),
         (bwd[1], s.kings),
-    ] {
+    ]
+}
+
+/// Calls `f(from, to)` (single bits) for every quiet step of the side to move, in
+/// generation order: both forward directions for every piece, then backward for kings.
+#[inline(always)]
+fn for_each_quiet<R: Rules>(s: &Sides, mut f: impl FnMut(u32, u32)) {
+    for (d, movers) in step_directions(s) {
         if movers == 0 {
             continue;
         }
@@ -524,15 +531,7 @@ fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
     let reply_steps = ReplySteps::of::<R>(&s);
     // when the opponent can capture already, every reply is counted in full
     let all_capture = reply_steps.can_capture(&s);
-    let ours = s.men | s.kings;
-    let fwd = forward(s.color);
-    let bwd = forward(!s.color);
-    for (d, movers) in [
-        (fwd[0], ours),
-        (fwd[1], ours),
-        (bwd[0], s.kings),
-        (bwd[1], s.kings),
-    ] {
+    for (d, movers) in step_directions(&s) {
         if movers == 0 {
             continue;
         }
