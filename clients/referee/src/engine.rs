@@ -1,6 +1,6 @@
 //! One engine connection speaking the kingme protocol: a TCP server
-//! (`tcp:HOST:PORT`) or a program spawned and spoken to over stdio
-//! (`cmd:"PROGRAM ARGS"`).
+//! (`tcp:HOST:PORT`, with an `auth` token when the server wants one) or a program
+//! spawned and spoken to over stdio (`cmd:"PROGRAM ARGS"`).
 //!
 //! A reader thread turns the engine's output into lines on a bounded channel, so
 //! every wait has a deadline whatever the transport. Dropping an [`Engine`] closes
@@ -24,7 +24,12 @@ const CHANNEL_LINES: usize = 256;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EngineSpec {
     /// A running kingme-protocol server.
-    Tcp(String),
+    Tcp {
+        /// `HOST:PORT`.
+        addr: String,
+        /// Sent as `auth TOKEN` first, for a server started with `--token`.
+        token: Option<String>,
+    },
     /// A program started for each connection, spoken to over stdin/stdout.
     Cmd {
         /// The program.
@@ -48,7 +53,10 @@ impl FromStr for EngineSpec {
             if host.is_empty() || port.parse::<u16>().is_err() {
                 return Err(bad());
             }
-            return Ok(EngineSpec::Tcp(addr.to_string()));
+            return Ok(EngineSpec::Tcp {
+                addr: addr.to_string(),
+                token: None,
+            });
         }
         if let Some(cmd) = s.strip_prefix("cmd:") {
             let words = split_words(cmd).ok_or_else(bad)?;
@@ -65,7 +73,8 @@ impl FromStr for EngineSpec {
 impl fmt::Display for EngineSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EngineSpec::Tcp(a) => write!(f, "tcp:{a}"),
+            // the token is a secret: never printed
+            EngineSpec::Tcp { addr, .. } => write!(f, "tcp:{addr}"),
             EngineSpec::Cmd { program, args } => {
                 write!(f, "cmd:{program}")?;
                 for a in args {
@@ -73,6 +82,18 @@ impl fmt::Display for EngineSpec {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+impl EngineSpec {
+    /// The same spec with `token` to send on connecting (TCP only; a program
+    /// spoken to over stdio needs none).
+    #[must_use]
+    pub fn with_token(self, token: Option<String>) -> EngineSpec {
+        match self {
+            EngineSpec::Tcp { addr, .. } => EngineSpec::Tcp { addr, token },
+            cmd @ EngineSpec::Cmd { .. } => cmd,
         }
     }
 }
@@ -157,6 +178,14 @@ pub enum EngineError {
     /// The engine answered with an `error` line.
     #[error("engine error: {0}")]
     Rejected(String),
+    /// The server refused the `auth` token, or wanted one and none was given.
+    #[error("{addr} refused authentication: {reply}")]
+    Auth {
+        /// The address.
+        addr: String,
+        /// The server's answer.
+        reply: String,
+    },
 }
 
 /// The engine's answer to `go`.
@@ -242,7 +271,7 @@ impl Engine {
     /// Connects (or starts the program), without any handshake.
     pub fn open(spec: &EngineSpec, connect_timeout: Duration) -> Result<Engine, EngineError> {
         match spec {
-            EngineSpec::Tcp(addr) => {
+            EngineSpec::Tcp { addr, token } => {
                 let err = |source| EngineError::Connect {
                     addr: addr.clone(),
                     source,
@@ -256,12 +285,16 @@ impl Engine {
                 let _ = stream.set_nodelay(true);
                 let reader = stream.try_clone().map_err(err)?;
                 let writer = stream.try_clone().map_err(err)?;
-                Ok(Engine {
+                let mut e = Engine {
                     name: addr.clone(),
                     lines: spawn_reader(reader),
                     writer: Box::new(writer),
                     transport: Transport::Tcp(stream),
-                })
+                };
+                if let Some(token) = token {
+                    e.authenticate(addr, token, connect_timeout)?;
+                }
+                Ok(e)
             }
             EngineSpec::Cmd { program, args } => {
                 let mut child = Command::new(program)
@@ -344,6 +377,32 @@ impl Engine {
                 }
                 (Some("error"), _) => return Err(EngineError::Rejected(line)),
                 _ => {}
+            }
+        }
+    }
+
+    /// `auth TOKEN` ... `authok` (`info` lines skipped); anything else first (a
+    /// wrong token, or a server without tokens) is an [`EngineError::Auth`].
+    fn authenticate(
+        &mut self,
+        addr: &str,
+        token: &str,
+        timeout: Duration,
+    ) -> Result<(), EngineError> {
+        self.send(&format!("auth {token}"))?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let line = self.recv(deadline, "authok")?;
+            match line.split_whitespace().next() {
+                Some("authok") => return Ok(()),
+                // the server's greeting
+                Some("info") => {}
+                _ => {
+                    return Err(EngineError::Auth {
+                        addr: addr.to_string(),
+                        reply: line,
+                    })
+                }
             }
         }
     }
@@ -452,7 +511,10 @@ mod tests {
     fn specs_parse() {
         assert_eq!(
             "tcp:127.0.0.1:7777".parse(),
-            Ok(EngineSpec::Tcp("127.0.0.1:7777".into()))
+            Ok(EngineSpec::Tcp {
+                addr: "127.0.0.1:7777".into(),
+                token: None
+            })
         );
         assert_eq!(
             "cmd:\"/bin/kingme\" --max-line 100".parse(),

@@ -20,6 +20,8 @@ pub const MAX_DURATION: Duration = Duration::from_secs(600);
 pub struct LoadConfig {
     /// The server, `HOST:PORT` on loopback.
     pub addr: String,
+    /// Sent as `auth TOKEN` on every connection, for a server started with `--token`.
+    pub token: Option<String>,
     /// Concurrent sessions.
     pub sessions: usize,
     /// Stop starting operations after this long.
@@ -51,6 +53,42 @@ pub enum LoadError {
     /// A bound is exceeded.
     #[error("{0}")]
     Bounds(String),
+    /// The server wants a token this run lacks, or refused the one given.
+    #[error("{addr}: {reason}")]
+    Auth {
+        /// The address.
+        addr: String,
+        /// What went wrong, with a hint.
+        reason: String,
+    },
+}
+
+/// One connection before the run: a server that refuses us (no token, or a wrong
+/// one) stops the run with one clear error instead of a report full of failures.
+fn probe(spec: &EngineSpec, addr: &str) -> Result<(), LoadError> {
+    let timeout = Duration::from_secs(10);
+    let auth = |reason: String| LoadError::Auth {
+        addr: addr.to_string(),
+        reason,
+    };
+    let first_answer = |e: &mut Engine| -> Result<String, EngineError> {
+        e.send("isready")?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let line = e.recv(deadline, "readyok")?;
+            if !line.starts_with("info") {
+                return Ok(line);
+            }
+        }
+    };
+    match Engine::open(spec, timeout).and_then(|mut e| first_answer(&mut e)) {
+        Err(EngineError::Auth { reply, .. }) => Err(auth(format!("token refused: {reply}"))),
+        Ok(line) if line.contains("not authenticated") => Err(auth(format!(
+            "the server wants a token (--token or KINGME_TOKEN): {line}"
+        ))),
+        // anything else is left for the run to count
+        _ => Ok(()),
+    }
 }
 
 /// Latency figures in milliseconds.
@@ -156,6 +194,7 @@ fn kind(e: &EngineError) -> &'static str {
         EngineError::Write(_) => "write",
         EngineError::Rejected(_) => "unexpected error reply",
         EngineError::Spawn { .. } => "spawn",
+        EngineError::Auth { .. } => "auth refused",
     }
 }
 
@@ -172,10 +211,17 @@ fn await_bestmove(e: &mut Engine, deadline: Instant) -> Result<(), &'static str>
     }
 }
 
+fn spec_of(cfg: &LoadConfig) -> EngineSpec {
+    EngineSpec::Tcp {
+        addr: cfg.addr.clone(),
+        token: cfg.token.clone(),
+    }
+}
+
 fn session(cfg: &LoadConfig, id: usize, until: Instant) -> SessionStats {
     let mut st = SessionStats::default();
     let mut rng = SplitMix64(cfg.seed ^ (id as u64).wrapping_mul(0x9e37_79b9));
-    let spec = EngineSpec::Tcp(cfg.addr.clone());
+    let spec = spec_of(cfg);
     let setup = Duration::from_secs(10);
     let mut conn: Option<Engine> = None;
     for _ in 0..cfg.max_ops {
@@ -293,6 +339,7 @@ pub fn run_load(cfg: &LoadConfig) -> Result<LoadReport, LoadError> {
             MAX_DURATION.as_secs()
         )));
     }
+    probe(&spec_of(cfg), &cfg.addr)?;
     let t0 = Instant::now();
     let until = t0 + cfg.duration;
     let all: Vec<SessionStats> = std::thread::scope(|s| {
@@ -347,6 +394,7 @@ mod tests {
     fn refuses_other_addresses() {
         let cfg = LoadConfig {
             addr: "10.1.2.3:7777".into(),
+            token: None,
             sessions: 1,
             duration: Duration::from_secs(1),
             max_ops: 1,

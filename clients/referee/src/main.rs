@@ -43,6 +43,22 @@ struct MatchArgs {
     /// Engine B: tcp:HOST:PORT or cmd:"PROGRAM ARGS".
     #[arg(long, value_name = "SPEC")]
     engine_b: Option<String>,
+    /// Token for engine A when it is a server started with --token (sent as `auth`).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "KINGME_TOKEN",
+        hide_env_values = true
+    )]
+    token_a: Option<String>,
+    /// Token for engine B when it is a server started with --token.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "KINGME_TOKEN",
+        hide_env_values = true
+    )]
+    token_b: Option<String>,
     /// An option for engine A (repeatable), e.g. Level=easy.
     #[arg(long, value_name = "NAME=VALUE")]
     option_a: Vec<String>,
@@ -92,6 +108,14 @@ struct LoadArgs {
     /// The server, HOST:PORT on loopback.
     #[arg(long, default_value = "127.0.0.1:7777")]
     addr: String,
+    /// Token for a server started with --token (sent as `auth` on every connection).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "KINGME_TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
     /// Concurrent sessions.
     #[arg(long, default_value_t = 20)]
     sessions: usize,
@@ -249,8 +273,8 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
         bail!("--games must be positive");
     }
     let cfg = MatchConfig {
-        engine_a: spec(a.engine_a, "--engine-a")?,
-        engine_b: spec(a.engine_b, "--engine-b")?,
+        engine_a: spec(a.engine_a, "--engine-a")?.with_token(a.token_a),
+        engine_b: spec(a.engine_b, "--engine-b")?.with_token(a.token_b),
         options_a: a
             .option_a
             .iter()
@@ -300,6 +324,7 @@ fn run_load_cli(a: LoadArgs) -> Result<()> {
     }
     let cfg = LoadConfig {
         addr: a.addr,
+        token: a.token,
         sessions: a.sessions,
         duration: Duration::from_secs_f64(a.seconds),
         max_ops: a.max_ops,

@@ -110,12 +110,14 @@ impl Wdl {
             return 0.0;
         }
         // All results equal: no variance to divide by. Borrow it from one
-        // extra draw, so a one-sided run (every game lost) still decides.
+        // extra win, draw and loss, so a one-sided run (every game lost, or
+        // drawn) still decides, but not after a game or two.
         let var = match self.variance() {
             v if v > 0.0 => v,
             _ => Wdl {
+                wins: self.wins + 1,
                 draws: self.draws + 1,
-                ..*self
+                losses: self.losses + 1,
             }
             .variance(),
         };
@@ -262,5 +264,17 @@ mod tests {
         };
         assert_eq!(t.decide(&lost(3)).1, SprtDecision::Continue);
         assert_eq!(t.decide(&lost(40)).1, SprtDecision::H0);
+        // A single draw once gave LLR -inf (zero variance) and stopped the match.
+        let drawn = |n| Wdl {
+            wins: 0,
+            draws: n,
+            losses: 0,
+        };
+        for n in [1, 2, 5] {
+            let (llr, d) = t.decide(&drawn(n));
+            assert!(llr.is_finite(), "{n} draws: LLR {llr}");
+            assert_eq!(d, SprtDecision::Continue, "{n} draws");
+        }
+        assert_eq!(t.decide(&drawn(2000)).1, SprtDecision::H0);
     }
 }

@@ -1,16 +1,19 @@
-//! A small bounded load run against a real server: 20 sessions for 3 seconds.
+//! A small bounded load run against a real server: 20 sessions for 3 seconds, on a
+//! server that wants a token (so every reconnect authenticates); and the clear
+//! errors when the token is missing or wrong.
 
 mod common;
 
 use common::Server;
-use kingme_referee::load::{run_load, LoadConfig};
+use kingme_referee::load::{run_load, LoadConfig, LoadError};
 use std::time::Duration;
 
 #[test]
 fn twenty_sessions_for_three_seconds() {
-    let server = Server::start(&[]);
+    let server = Server::start(&["--token", "s3cret"]);
     let cfg = LoadConfig {
         addr: server.addr.clone(),
+        token: Some("s3cret".into()),
         sessions: 20,
         duration: Duration::from_secs(3),
         max_ops: 500,
@@ -36,4 +39,29 @@ fn twenty_sessions_for_three_seconds() {
         ..cfg
     };
     assert_eq!(run_load(&after).unwrap().error_count(), 0);
+}
+
+#[test]
+fn a_missing_or_wrong_token_stops_the_run_with_one_error() {
+    let server = Server::start(&["--token", "s3cret"]);
+    let cfg = |token: Option<&str>| LoadConfig {
+        addr: server.addr.clone(),
+        token: token.map(String::from),
+        sessions: 4,
+        duration: Duration::from_secs(2),
+        max_ops: 10,
+        movetime_ms: 20,
+        grace: Duration::from_secs(5),
+        seed: 7,
+    };
+    for (token, says) in [
+        (None, "wants a token"),
+        (Some("wrong"), "token refused: error bad token"),
+    ] {
+        let err = common::within(Duration::from_secs(20), "load run", || {
+            run_load(&cfg(token)).expect_err("refused")
+        });
+        assert!(matches!(err, LoadError::Auth { .. }), "{err:?}");
+        assert!(err.to_string().contains(says), "{err}");
+    }
 }

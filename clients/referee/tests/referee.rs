@@ -196,12 +196,15 @@ fn disconnects_lose_and_the_match_goes_on() {
 
 #[test]
 fn command_line_writes_pdn_and_json() {
-    let server = Server::start(&[]);
+    // engine A wants a token: --token-a in the first run, KINGME_TOKEN in the second
+    let server = Server::start(&["--token", "s3cret"]);
     let dir = TempDir::new("cli");
     let (pdn, json) = (dir.path("g.pdn"), dir.path("s.json"));
     let kingme = format!("cmd:{}", common::kingme_bin().display());
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .env_remove("KINGME_TOKEN")
         .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
+        .args(["--token-a", "s3cret"])
         .args(["--option-a", "Level=easy", "--option-b", "Level=easy"])
         .args([
             "--games",
@@ -244,6 +247,7 @@ fn command_line_writes_pdn_and_json() {
 
     // A bad option stops the match before any game, with the engine's reason.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .env("KINGME_TOKEN", "s3cret")
         .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
         .args([
             "--option-a",
@@ -258,6 +262,22 @@ fn command_line_writes_pdn_and_json() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("engine A") && err.contains("error"), "{err}");
+    assert!(err.contains("Level"), "the refused option is named: {err}");
+
+    // A wrong token stops it too, saying so (and never printing the token).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .env_remove("KINGME_TOKEN")
+        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
+        .args(["--token-a", "guess", "--games", "2", "--movetime", "20"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("engine A") && err.contains("refused authentication"),
+        "{err}"
+    );
+    assert!(!err.contains("guess"), "token printed: {err}");
 }
 
 #[test]
