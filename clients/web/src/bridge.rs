@@ -227,6 +227,35 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
     let _ = tokio::task::spawn_blocking(move || drop(session)).await;
 }
 
+/// Sends `auth TOKEN` and waits for `authok`, passing the server's greeting on to
+/// the tab; the token itself never reaches the tab.
+async fn authenticate(
+    engine: &mut Framed<TcpStream, LinesCodec>,
+    socket: &mut WebSocket,
+    token: &str,
+    wait: Duration,
+) -> Result<(), String> {
+    engine
+        .send(format!("auth {token}"))
+        .await
+        .map_err(|e| format!("failed: {e}"))?;
+    let answer = timeout(Duration::from_secs(5), async {
+        while let Some(line) = engine.next().await {
+            match line {
+                Ok(l) if l.trim() == "authok" => return Ok(()),
+                Ok(l) if l.starts_with("info") => {
+                    let _ = send_text(socket, l, wait).await;
+                }
+                Ok(l) => return Err(format!("refused the token: {l}")),
+                Err(e) => return Err(format!("failed: {e}")),
+            }
+        }
+        Err("closed the connection".to_string())
+    })
+    .await;
+    answer.unwrap_or_else(|_| Err("did not answer auth within 5 s".into()))
+}
+
 /// Relays lines between the tab and a kingme TCP server; closing either side
 /// closes the other (the server then stops the session's search).
 async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
@@ -252,6 +281,16 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
     };
     let _ = stream.set_nodelay(true);
     let mut engine = Framed::new(stream, LinesCodec::new_with_max_length(MAX_ENGINE_LINE));
+    if let Some(token) = &shared.config.engine_token {
+        if let Err(why) = authenticate(&mut engine, &mut socket, token, wait).await {
+            let msg = error_line(format!("the engine at {addr} {why}"));
+            let _ = send_text(&mut socket, msg, wait).await;
+            let _ = socket
+                .send(close(close_code::ERROR, "engine refused the token"))
+                .await;
+            return;
+        }
+    }
     let mut shutdown = shared.shutdown.clone();
     let mut watching = true;
     loop {

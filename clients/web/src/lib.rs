@@ -77,6 +77,8 @@ impl FromStr for EngineSpec {
 pub struct WebConfig {
     /// Where sessions run.
     pub engine: EngineSpec,
+    /// Sent as `auth TOKEN` on each connection to a TCP engine started with `--token`.
+    pub engine_token: Option<String>,
     /// Tabs served at once; one more gets an `error` line and is closed.
     pub max_sessions: usize,
     /// In-process searches running at once; more wait in a fair queue.
@@ -93,6 +95,7 @@ impl Default for WebConfig {
         let tcp = kingme::server::ServerConfig::default();
         WebConfig {
             engine: EngineSpec::InProcess,
+            engine_token: None,
             max_sessions: 64,
             max_searches: tcp.max_searches,
             write_timeout: tcp.write_timeout,

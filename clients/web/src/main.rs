@@ -16,6 +16,14 @@ struct Args {
     /// (`kingme --listen HOST:PORT`).
     #[arg(long, default_value = "inprocess")]
     engine: EngineSpec,
+    /// Token for a kingme server started with --token (sent as `auth` for each tab).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "KINGME_TOKEN",
+        hide_env_values = true
+    )]
+    engine_token: Option<String>,
     /// Browser tabs served at once.
     #[arg(long, default_value_t = 64)]
     max_sessions: usize,
@@ -29,6 +37,7 @@ fn main() -> anyhow::Result<()> {
     kingme::server::init_logging("warn");
     let mut config = WebConfig {
         engine: args.engine,
+        engine_token: args.engine_token,
         max_sessions: args.max_sessions.max(1),
         ..WebConfig::default()
     };

@@ -263,6 +263,48 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
     read_until(&mut ws, |l| l.starts_with("error cannot reach the engine")).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
+    let engine = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let engine_addr = engine.local_addr().unwrap();
+    let mut server = kingme::server::ServerConfig::default();
+    server.session.token = Some("s3cret".into());
+    tokio::spawn(kingme::server::serve(
+        engine,
+        server,
+        std::future::pending(),
+    ));
+    let bridge = |token: Option<&str>| WebConfig {
+        engine: EngineSpec::Tcp(engine_addr.to_string()),
+        engine_token: token.map(String::from),
+        ..WebConfig::default()
+    };
+
+    let (addr, _) = start(bridge(Some("s3cret"))).await;
+    let mut ws = connect(addr).await;
+    send(&mut ws, "moves").await;
+    let l = read_until(&mut ws, |l| l.starts_with("moves")).await;
+    assert!(
+        l[0].starts_with("info string kingme"),
+        "greeting passed on: {l:?}"
+    );
+    assert!(
+        !l.iter().any(|l| l.contains("s3cret") || l == "authok"),
+        "{l:?}"
+    );
+
+    // A wrong token, and none at all, are reported to the tab.
+    let (addr, _) = start(bridge(Some("guess"))).await;
+    let mut ws = connect(addr).await;
+    let l = read_until(&mut ws, |l| l.starts_with("error")).await;
+    assert!(l.last().unwrap().contains("refused the token"), "{l:?}");
+    let (addr, _) = start(bridge(None)).await;
+    let mut ws = connect(addr).await;
+    send(&mut ws, "moves").await;
+    let l = read_until(&mut ws, |l| l.starts_with("error")).await;
+    assert!(l.last().unwrap().contains("not authenticated"), "{l:?}");
+}
+
 #[test]
 fn engine_specs_parse() {
     assert_eq!(
