@@ -3,15 +3,18 @@
 //! spawned and spoken to over stdio (`cmd:"PROGRAM ARGS"`).
 //!
 //! A reader thread turns the engine's output into lines on a bounded channel, so
-//! every wait has a deadline whatever the transport. Dropping an [`Engine`] closes
-//! the socket or kills the program.
+//! every wait has a deadline whatever the transport. A program's stderr is read
+//! too, and its last lines are quoted when it disconnects (why it crashed).
+//! Dropping an [`Engine`] closes the socket or kills the program.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,6 +22,10 @@ use std::time::{Duration, Instant};
 const MAX_LINE: usize = 64 * 1024;
 /// Lines buffered between the reader thread and the referee.
 const CHANNEL_LINES: usize = 256;
+/// Last lines of a program's stderr kept for a crash report.
+const STDERR_LINES: usize = 6;
+/// Longest stderr line kept, in characters.
+const STDERR_LINE_CHARS: usize = 300;
 
 /// Where an engine lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,8 +169,13 @@ pub enum EngineError {
         source: io::Error,
     },
     /// The engine closed its output (crash, exit, disconnect).
-    #[error("engine disconnected (end of output) while waiting for {0}")]
-    Disconnected(&'static str),
+    #[error("engine disconnected (end of output) while waiting for {what}{}", quote_stderr(.stderr))]
+    Disconnected {
+        /// What was awaited.
+        what: &'static str,
+        /// The program's last stderr lines (empty over TCP).
+        stderr: Vec<String>,
+    },
     /// No answer before the deadline.
     #[error("no {what} within {waited_ms} ms")]
     Timeout {
@@ -173,8 +185,13 @@ pub enum EngineError {
         waited_ms: u128,
     },
     /// Writing to the engine failed.
-    #[error("cannot write to engine: {0}")]
-    Write(io::Error),
+    #[error("cannot write to engine: {source}{}", quote_stderr(.stderr))]
+    Write {
+        /// The cause.
+        source: io::Error,
+        /// The program's last stderr lines (empty over TCP).
+        stderr: Vec<String>,
+    },
     /// The engine answered with an `error` line.
     #[error("engine error: {0}")]
     Rejected(String),
@@ -186,6 +203,53 @@ pub enum EngineError {
         /// The server's answer.
         reply: String,
     },
+}
+
+fn quote_stderr(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("; its stderr ended: {}", lines.join(" | "))
+}
+
+/// The end of a program's stderr, filled by a reader thread.
+#[derive(Default)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    /// The program closed its stderr.
+    done: bool,
+}
+
+fn spawn_stderr_reader(input: impl Read + Send + 'static) -> Arc<Mutex<StderrTail>> {
+    let tail = Arc::new(Mutex::new(StderrTail::default()));
+    let keep = Arc::clone(&tail);
+    let spawned = thread::Builder::new()
+        .name("engine-stderr".into())
+        .spawn(move || {
+            let mut r = BufReader::new(input);
+            while let Some(line) = read_line_bounded(&mut r) {
+                let line: String = line.chars().take(STDERR_LINE_CHARS).collect();
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let mut t = keep
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if t.lines.len() == STDERR_LINES {
+                    t.lines.pop_front();
+                }
+                t.lines.push_back(line);
+            }
+            keep.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .done = true;
+        });
+    if spawned.is_err() {
+        tail.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .done = true;
+    }
+    tail
 }
 
 /// The engine's answer to `go`.
@@ -210,6 +274,7 @@ pub struct Engine {
     lines: Receiver<String>,
     writer: Box<dyn Write + Send>,
     transport: Transport,
+    stderr: Option<Arc<Mutex<StderrTail>>>,
 }
 
 impl fmt::Debug for Engine {
@@ -290,6 +355,7 @@ impl Engine {
                     lines: spawn_reader(reader),
                     writer: Box::new(writer),
                     transport: Transport::Tcp(stream),
+                    stderr: None,
                 };
                 if let Some(token) = token {
                     e.authenticate(addr, token, connect_timeout)?;
@@ -301,7 +367,7 @@ impl Engine {
                     .args(args)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
-                    .stderr(Stdio::null())
+                    .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|source| EngineError::Spawn {
                         program: program.clone(),
@@ -309,11 +375,13 @@ impl Engine {
                     })?;
                 let stdout = child.stdout.take().expect("piped stdout");
                 let stdin = child.stdin.take().expect("piped stdin");
+                let stderr = child.stderr.take().expect("piped stderr");
                 Ok(Engine {
                     name: program.clone(),
                     lines: spawn_reader(stdout),
                     writer: Box::new(stdin),
                     transport: Transport::Child(child),
+                    stderr: Some(spawn_stderr_reader(stderr)),
                 })
             }
         }
@@ -346,7 +414,10 @@ impl Engine {
         self.writer
             .write_all(format!("{line}\n").as_bytes())
             .and_then(|()| self.writer.flush())
-            .map_err(EngineError::Write)
+            .map_err(|source| EngineError::Write {
+                source,
+                stderr: self.last_stderr(),
+            })
     }
 
     /// The next line, waiting until `deadline`.
@@ -359,7 +430,10 @@ impl Engine {
                 what,
                 waited_ms: start.elapsed().as_millis(),
             }),
-            Err(RecvTimeoutError::Disconnected) => Err(EngineError::Disconnected(what)),
+            Err(RecvTimeoutError::Disconnected) => Err(EngineError::Disconnected {
+                what,
+                stderr: self.last_stderr(),
+            }),
         }
     }
 
@@ -378,6 +452,25 @@ impl Engine {
                 (Some("error"), _) => return Err(EngineError::Rejected(line)),
                 _ => {}
             }
+        }
+    }
+
+    /// The program's last stderr lines, once it has closed stderr (waiting a
+    /// little for that: its stdout may close first); empty over TCP.
+    fn last_stderr(&self) -> Vec<String> {
+        let Some(tail) = &self.stderr else {
+            return Vec::new();
+        };
+        let deadline = Instant::now() + Duration::from_millis(300);
+        loop {
+            let t = tail
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if t.done || Instant::now() >= deadline {
+                return t.lines.iter().cloned().collect();
+            }
+            drop(t);
+            thread::sleep(Duration::from_millis(5));
         }
     }
 

@@ -190,8 +190,8 @@ fn kind(e: &EngineError) -> &'static str {
     match e {
         EngineError::Connect { .. } => "connect",
         EngineError::Timeout { .. } => "timeout",
-        EngineError::Disconnected(_) => "disconnected",
-        EngineError::Write(_) => "write",
+        EngineError::Disconnected { .. } => "disconnected",
+        EngineError::Write { .. } => "write",
         EngineError::Rejected(_) => "unexpected error reply",
         EngineError::Spawn { .. } => "spawn",
         EngineError::Auth { .. } => "auth refused",

@@ -182,8 +182,16 @@ fn disconnects_lose_and_the_match_goes_on() {
     assert_eq!(report.wdl.wins, 4, "{:?}", report.game_list);
     assert_eq!(report.faults.get("B"), Some(&4));
     let first = seen.0.iter().find(|g| g.round == 1).unwrap();
-    // The first game was under way when B went away.
+    // The first game was under way when B went away, and B's last words are quoted.
     assert!(!first.moves.is_empty(), "{}", first.termination);
+    assert!(
+        first
+            .termination
+            .to_string()
+            .contains("its stderr ended: quitter: gave up after 16 lines"),
+        "{}",
+        first.termination
+    );
     assert!(
         seen.0
             .iter()

@@ -149,7 +149,7 @@ pub fn disconnecting_engine(lines: usize) -> String {
     // A shell loop, not `head`: head buffers its output when writing to a pipe.
     format!(
         "i=0\n{{ while [ $i -lt {lines} ] && IFS= read -r l; do printf '%s\\n' \"$l\"; \
-         i=$((i+1)); done; }} | exec \"{}\"\n",
+         i=$((i+1)); done; echo 'quitter: gave up after {lines} lines' >&2; }} | exec \"{}\"\n",
         kingme_bin().display()
     )
 }
