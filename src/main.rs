@@ -186,28 +186,40 @@ fn run_perft(a: &PerftArgs, split: bool) -> Result<(), String> {
         pos,
         counting.describe()
     );
+    let mut table = (a.hash > 0 && !a.distinct).then(|| perft::PerftTable::new(a.hash));
     if split {
         let t = Instant::now();
-        let rows = perft::divide(&pos, a.depth, counting);
-        let mut total = 0;
-        for (m, n) in &rows {
+        let (mut moves, mut total) = (0, 0);
+        perft::divide_each(&pos, a.depth, counting, table.as_mut(), |m, n, _| {
             println!("{m} {n}");
+            moves += 1;
             total += n;
-        }
+        });
         println!(
-            "moves {} total {} time {:.3}s",
-            rows.len(),
-            total,
+            "moves {moves} total {total} time {:.3}s",
             t.elapsed().as_secs_f64()
         );
         return Ok(());
     }
-    let mut table = (a.hash > 0 && !a.distinct).then(|| perft::PerftTable::new(a.hash));
     for d in 1..=a.depth {
         let t = Instant::now();
-        let n = match table.as_mut() {
-            Some(tb) => perft::perft_with_table(&pos, d, tb),
-            None => perft::perft(&pos, d, counting),
+        let n = if d < 3 {
+            match table.as_mut() {
+                Some(tb) => perft::perft_with_table(&pos, d, tb),
+                None => perft::perft(&pos, d, counting),
+            }
+        } else {
+            // split at the root, to say how far a long count has got
+            let mut n = 0;
+            perft::divide_each(&pos, d, counting, table.as_mut(), |_, count, left| {
+                n += count;
+                let secs = t.elapsed().as_secs_f64();
+                if secs >= 2.0 && left > 0 {
+                    let moves = if left == 1 { "move" } else { "moves" };
+                    eprintln!("info perft {d}: {left} root {moves} left, {secs:.1}s");
+                }
+            });
+            n
         };
         let secs = t.elapsed().as_secs_f64();
         println!(

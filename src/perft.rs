@@ -169,13 +169,33 @@ pub fn perft(pos: &Position, depth: u32, counting: Counting) -> u64 {
 /// Perft split by root move: each root move with the leaf count below it.
 #[must_use]
 pub fn divide(pos: &Position, depth: u32, counting: Counting) -> Vec<(Move, u64)> {
+    let mut rows = Vec::new();
+    divide_each(pos, depth, counting, None, |m, n, _| rows.push((m, n)));
+    rows
+}
+
+/// Perft split by root move, reporting as it goes: `each(move, count, moves left)`
+/// is called after each root move (for progress on long counts). With `table`
+/// (every path counted only) subtree counts are cached as in [`perft_with_table`].
+pub fn divide_each(
+    pos: &Position,
+    depth: u32,
+    counting: Counting,
+    mut table: Option<&mut PerftTable>,
+    mut each: impl FnMut(Move, u64, usize),
+) {
     if depth == 0 {
-        return Vec::new();
+        return;
     }
-    moves_for(pos, counting)
-        .iter()
-        .map(|&m| (m, perft(&pos.after(m), depth - 1, counting)))
-        .collect()
+    let moves = moves_for(pos, counting);
+    for (i, &m) in moves.iter().enumerate() {
+        let child = pos.after(m);
+        let n = match (counting, table.as_deref_mut()) {
+            (Counting::AllPaths, Some(t)) => perft_with_table(&child, depth - 1, t),
+            _ => perft(&child, depth - 1, counting),
+        };
+        each(m, n, moves.len() - i - 1);
+    }
 }
 
 /// Perft of the start position of `variant` (convenience for tests and benches).

@@ -210,8 +210,9 @@ fn run_files(files: &[PathBuf], extra_checks: bool) -> (usize, String) {
     (checked, failures)
 }
 
-/// Internal consistency: divide adds up, its root moves are the right list, and
-/// distinct <= all at each listed depth (cheap depths only).
+/// Internal consistency: divide adds up, its root moves are the right list, the
+/// table of subtree counts (`--hash`) changes no count, and distinct <= all at
+/// each listed depth (cheap depths only).
 fn cross_checks(case: &Case, pos: &Position, failures: &mut String) {
     let cheap: Vec<_> = case
         .expect
@@ -242,6 +243,35 @@ fn cross_checks(case: &Case, pos: &Position, failures: &mut String) {
             "{}: divide roots {listed:?} differ from legal moves {expected:?}",
             case.label()
         );
+    }
+    if case.counting == Counting::AllPaths {
+        // `--hash`: the table of subtree counts (shared across depths, as the CLI
+        // does) changes nothing, nor does it in divide
+        let mut table = perft::PerftTable::new(1);
+        for &&(d, want, _) in &cheap {
+            let got = perft::perft_with_table(pos, d, &mut table);
+            if got != want {
+                let _ = writeln!(
+                    failures,
+                    "{}: perft {d} with a table: {got}, expected {want}",
+                    case.label()
+                );
+            }
+        }
+        let (mut total, mut lefts) = (0, Vec::new());
+        perft::divide_each(pos, depth, case.counting, Some(&mut table), |_, n, left| {
+            total += n;
+            lefts.push(left);
+        });
+        let countdown: Vec<usize> = (0..lefts.len()).rev().collect();
+        if total != want || lefts != countdown {
+            let _ = writeln!(
+                failures,
+                "{}: divide {depth} with a table adds up to {total} (expected {want}), \
+                 moves left {lefts:?}",
+                case.label()
+            );
+        }
     }
     for &&(d, _, _) in &cheap {
         let all = perft::perft(pos, d, Counting::AllPaths);
