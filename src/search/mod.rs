@@ -488,9 +488,9 @@ impl<'a, 'r> Worker<'a, 'r> {
             let m = list[i];
             let mut child = *pos;
             child.apply::<R, true>(m);
-            if new_depth > 0 {
-                self.sh.tt.prefetch(child.hash());
-            }
+            // every child that generates moves probes the table (capture
+            // resolution below depth 0 too): start loading its slot now
+            self.sh.tt.prefetch(child.hash());
             let irreversible = m.is_capture() || m.is_pass() || !pos.kings().contains(m.from());
             let cq = if irreversible { 0 } else { quiet + 1 };
             self.path.push(hash);
