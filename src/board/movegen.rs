@@ -67,7 +67,8 @@ struct Sides {
     opp: u32,
     empty: u32,
     color: Color,
-    /// The opponent's kings.
+    /// The opponent's kings (read only when counting replies at depth 2, from the
+    /// position itself; sides built for a reply leave it stale).
     kings_opp: u32,
 }
 
