@@ -180,13 +180,17 @@ fn run_perft(a: &PerftArgs, split: bool) -> Result<(), String> {
     } else {
         Counting::AllPaths
     };
+    let mut table = if a.hash > 0 && !a.distinct {
+        Some(perft::PerftTable::try_new(a.hash).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
     println!(
         "# variant {} fen {} ({})",
         a.variant,
         pos,
         counting.describe()
     );
-    let mut table = (a.hash > 0 && !a.distinct).then(|| perft::PerftTable::new(a.hash));
     if split {
         let t = Instant::now();
         let (mut moves, mut total) = (0, 0);
@@ -316,9 +320,19 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // one clear line (the first of clap's message), then a pointer to --help
+            // one clear line (clap's first paragraph, e.g. the error and the
+            // missing arguments under it), then a pointer to --help
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("error: bad arguments");
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let first = if first.is_empty() {
+                "error: bad arguments".to_string()
+            } else {
+                first.join(" ")
+            };
             eprintln!("{first} (see kingme --help)");
             return ExitCode::from(2);
         }

@@ -110,16 +110,34 @@ pub struct PerftTable {
     mask: usize,
 }
 
+/// A perft table too large for this machine.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot allocate a perft table of {mib} MiB: {source}")]
+pub struct PerftTableError {
+    /// The size asked for.
+    pub mib: usize,
+    /// Why the allocation failed.
+    pub source: std::collections::TryReserveError,
+}
+
 impl PerftTable {
     /// A table of about `mib` MiB (a power of two of 16-byte slots, at least 1024).
+    /// Panics if the memory can't be had; see [`PerftTable::try_new`].
     #[must_use]
     pub fn new(mib: usize) -> PerftTable {
-        let n = ((mib.max(1) << 20) / 16).next_power_of_two() / 2;
-        let n = n.max(1024);
-        PerftTable {
-            slots: vec![(0, 0); n],
-            mask: n - 1,
-        }
+        PerftTable::try_new(mib).expect("perft table allocation")
+    }
+
+    /// A table of about `mib` MiB, or an error when the memory can't be had.
+    pub fn try_new(mib: usize) -> Result<PerftTable, PerftTableError> {
+        let bytes = mib.max(1).saturating_mul(1 << 20);
+        let n = ((bytes / 16).next_power_of_two() / 2).max(1024);
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(n)
+            .map_err(|source| PerftTableError { mib, source })?;
+        slots.resize(n, (0, 0));
+        Ok(PerftTable { slots, mask: n - 1 })
     }
 }
 
