@@ -229,10 +229,20 @@ fn print_report(r: &MatchReport) {
         fmt_elo(hi),
         100.0 * r.los
     );
+    if r.pentanomial.pairs() > 0 {
+        let (elo, lo, hi) = r.pentanomial.elo();
+        println!(
+            "pairs by A's points 0/0.5/1/1.5/2: {:?}  Elo {} [{}, {}] (95%, per pair)",
+            r.pentanomial.0,
+            fmt_elo(elo),
+            fmt_elo(lo),
+            fmt_elo(hi)
+        );
+    }
     if let (Some(t), Some(llr), Some(d)) = (r.sprt, r.llr, r.sprt_decision) {
         let (lo, hi) = t.bounds();
         println!(
-            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} [{lo:.2}, {hi:.2}] -> {d:?}{}",
+            "SPRT elo0={} elo1={} alpha={} beta={} (per pair): LLR {llr:.2} [{lo:.2}, {hi:.2}] -> {d:?}{}",
             t.elo0,
             t.elo1,
             t.alpha,

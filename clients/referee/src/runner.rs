@@ -7,7 +7,7 @@ use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::game::{play_game, GameRecord, GameSetup, Player, Score, TimeControl};
 use crate::openings::{self, BallotError, Opening, SplitMix64};
 use crate::pdn;
-use crate::stats::{Sprt, SprtDecision, Wdl};
+use crate::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
 use kingme::{Color, Variant};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -114,6 +114,9 @@ pub struct MatchReport {
     pub games_requested: usize,
     /// A's wins, draws and losses.
     pub wdl: Wdl,
+    /// A's finished pairs (both games of one opening) by points taken: 0, 0.5, 1,
+    /// 1.5, 2. The SPRT counts pairs.
+    pub pentanomial: Pentanomial,
     /// Games played.
     pub games: u32,
     /// A's score fraction.
@@ -241,6 +244,9 @@ pub fn run_match(
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<GameRecord>();
     let mut wdl = Wdl::default();
+    // games 2k-1 and 2k share an opening (see `schedule`)
+    let mut pairs = Pentanomial::default();
+    let mut half_pairs: BTreeMap<usize, f64> = BTreeMap::new();
     let mut llr = None;
     let mut decision = None;
     let mut records: Vec<GameRecord> = Vec::new();
@@ -288,13 +294,33 @@ pub fn run_match(
         }
         drop(tx);
         for record in rx {
-            match record.score() {
-                Score::Win => wdl.wins += 1,
-                Score::Draw => wdl.draws += 1,
-                Score::Loss => wdl.losses += 1,
-            }
-            if let Some(t) = &cfg.sprt {
-                let (l, d) = t.decide(&wdl);
+            let points = match record.score() {
+                Score::Win => {
+                    wdl.wins += 1;
+                    1.0
+                }
+                Score::Draw => {
+                    wdl.draws += 1;
+                    0.5
+                }
+                Score::Loss => {
+                    wdl.losses += 1;
+                    0.0
+                }
+            };
+            let pair = (record.round - 1) / 2;
+            let pair_done = match half_pairs.remove(&pair) {
+                Some(other) => {
+                    pairs.add(other, points);
+                    true
+                }
+                None => {
+                    half_pairs.insert(pair, points);
+                    false
+                }
+            };
+            if let (Some(t), true) = (&cfg.sprt, pair_done) {
+                let (l, d) = t.decide_pairs(&pairs);
                 llr = Some(l);
                 decision = Some(d);
                 if d != SprtDecision::Continue {
@@ -337,6 +363,7 @@ pub fn run_match(
         time_control: cfg.tc.to_string(),
         games_requested: cfg.games,
         wdl,
+        pentanomial: pairs,
         games: wdl.games(),
         score: wdl.score(),
         elo: finite(elo),

@@ -1,5 +1,8 @@
 //! Match statistics from engine A's point of view: score, Elo difference with a
-//! 95% interval, likelihood of superiority, and the GSPRT log-likelihood ratio.
+//! 95% interval, likelihood of superiority, and the GSPRT log-likelihood ratio,
+//! both per game (trinomial) and per pair of games on one opening with colours
+//! swapped (pentanomial, as fishtest does: the two games of a pair are not
+//! independent, so per-game statistics misjudge the variance).
 
 use serde::Serialize;
 
@@ -106,9 +109,6 @@ impl Wdl {
     /// normal approximation for trinomial results used by fishtest.
     #[must_use]
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        if self.games() == 0 {
-            return 0.0;
-        }
         // All results equal: no variance to divide by. Borrow it from one
         // extra win, draw and loss, so a one-sided run (every game lost, or
         // drawn) still decides, but not after a game or two.
@@ -121,9 +121,87 @@ impl Wdl {
             }
             .variance(),
         };
-        let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
+        gsprt_llr(self.games(), self.score(), var, elo0, elo1)
+    }
+}
+
+/// The GSPRT log-likelihood ratio (normal approximation) of `n` samples with
+/// mean score `mean` and per-sample variance `var`.
+fn gsprt_llr(n: u32, mean: f64, var: f64, elo0: f64, elo1: f64) -> f64 {
+    if n == 0 || var <= 0.0 {
+        return 0.0;
+    }
+    let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
+    f64::from(n) * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+}
+
+/// A's results over pairs of games (one opening, each colour once), by the
+/// points A took from the pair: `[0, 0.5, 1, 1.5, 2]` (lost both, lost and
+/// drew, two draws or a win and a loss, won and drew, won both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Pentanomial(pub [u32; 5]);
+
+impl Pentanomial {
+    /// Adds a pair, from A's points in each game (0, 0.5 or 1).
+    pub fn add(&mut self, first: f64, second: f64) {
+        let k = ((first + second) * 2.0).round().clamp(0.0, 4.0) as usize;
+        self.0[k] += 1;
+    }
+
+    /// Pairs counted.
+    #[must_use]
+    pub fn pairs(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// A's score fraction per game; 0.5 with no pairs.
+    #[must_use]
+    pub fn score(&self) -> f64 {
+        let n = self.pairs();
+        if n == 0 {
+            return 0.5;
+        }
+        let points: f64 = (0..5).map(|k| f64::from(self.0[k]) * k as f64 / 4.0).sum();
+        points / f64::from(n)
+    }
+
+    /// Variance of a pair's score fraction (its points / 2).
+    #[must_use]
+    pub fn variance(&self) -> f64 {
+        let n = self.pairs();
+        if n == 0 {
+            return 0.0;
+        }
+        let m = self.score();
+        let sum: f64 = (0..5)
+            .map(|k| f64::from(self.0[k]) * (k as f64 / 4.0 - m).powi(2))
+            .sum();
+        sum / f64::from(n)
+    }
+
+    /// Elo difference and its 95% interval from the pairs.
+    #[must_use]
+    pub fn elo(&self) -> (f64, f64, f64) {
         let s = self.score();
-        f64::from(self.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        let n = f64::from(self.pairs().max(1));
+        let margin = 1.959_964 * (self.variance() / n).sqrt();
+        (
+            elo_from_score(s),
+            elo_from_score(s - margin),
+            elo_from_score(s + margin),
+        )
+    }
+
+    /// The GSPRT log-likelihood ratio of H1 against H0 over the pairs (the
+    /// normal approximation fishtest uses for pentanomial results).
+    #[must_use]
+    pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
+        // All pairs alike: borrow the variance from one extra pair of each kind.
+        let var = match self.variance() {
+            v if v > 0.0 => v,
+            _ => Pentanomial(self.0.map(|c| c + 1)).variance(),
+        };
+        gsprt_llr(self.pairs(), self.score(), var, elo0, elo1)
     }
 }
 
@@ -173,10 +251,19 @@ impl Sprt {
         )
     }
 
-    /// The decision for these results.
+    /// The decision for these results, game by game.
     #[must_use]
     pub fn decide(&self, wdl: &Wdl) -> (f64, SprtDecision) {
-        let llr = wdl.llr(self.elo0, self.elo1);
+        self.decide_llr(wdl.llr(self.elo0, self.elo1))
+    }
+
+    /// The decision for these results, pair by pair.
+    #[must_use]
+    pub fn decide_pairs(&self, pairs: &Pentanomial) -> (f64, SprtDecision) {
+        self.decide_llr(pairs.llr(self.elo0, self.elo1))
+    }
+
+    fn decide_llr(&self, llr: f64) -> (f64, SprtDecision) {
         let (lo, hi) = self.bounds();
         let d = if llr >= hi {
             SprtDecision::H1
@@ -276,5 +363,51 @@ mod tests {
             assert_eq!(d, SprtDecision::Continue, "{n} draws");
         }
         assert_eq!(t.decide(&drawn(2000)).1, SprtDecision::H0);
+    }
+
+    #[test]
+    fn pentanomial_figures() {
+        // expected values worked out by hand (Python) from the definitions:
+        // mean = sum(c_k * k/4) / n, var = sum(c_k * (k/4 - mean)^2) / n,
+        // LLR = n (s1 - s0)(2 mean - s0 - s1) / (2 var)
+        let even = Pentanomial([10, 20, 40, 20, 10]);
+        assert_eq!(even.pairs(), 100);
+        assert!((even.score() - 0.5).abs() < 1e-12);
+        assert!((even.variance() - 0.075).abs() < 1e-12);
+        assert!((even.llr(0.0, 10.0) + 0.137_994).abs() < 1e-5);
+        let ahead = Pentanomial([5, 10, 40, 30, 15]);
+        assert!((ahead.score() - 0.6).abs() < 1e-12);
+        assert!((ahead.variance() - 0.065).abs() < 1e-12);
+        assert!((ahead.llr(0.0, 10.0) - 2.054_189).abs() < 1e-5);
+        assert!((ahead.llr(0.0, 5.0) - 1.067_113).abs() < 1e-5);
+        let t = Sprt::new(0.0, 5.0);
+        assert_eq!(t.decide_pairs(&ahead).1, SprtDecision::Continue);
+        assert_eq!(
+            t.decide_pairs(&Pentanomial(ahead.0.map(|c| c * 3))).1,
+            SprtDecision::H1
+        );
+
+        // pairs where each colour wins its game: per game that looks like a
+        // coin toss, per pair it is a certain 1-1
+        let mut colour_wins = Pentanomial::default();
+        for _ in 0..50 {
+            colour_wins.add(1.0, 0.0);
+        }
+        assert_eq!(colour_wins.0, [0, 0, 50, 0, 0]);
+        let games = Wdl {
+            wins: 50,
+            draws: 0,
+            losses: 50,
+        };
+        let (_, lo_pairs, hi_pairs) = colour_wins.elo();
+        let (_, lo_games, hi_games) = games.elo();
+        assert!(hi_pairs - lo_pairs < (hi_games - lo_games) / 10.0);
+        assert!(colour_wins.llr(0.0, 10.0).is_finite());
+        let mut one = Pentanomial::default();
+        one.add(0.5, 0.5);
+        assert_eq!(
+            Sprt::new(0.0, 5.0).decide_pairs(&one).1,
+            SprtDecision::Continue
+        );
     }
 }

@@ -42,7 +42,7 @@ fn config(a: &str, b: &str, games: usize, pdn: Option<PathBuf>) -> MatchConfig {
     }
 }
 
-/// W/D/L add up, each game's record agrees with the summary, and the PDN file
+/// W/D/L and the pairs add up, each game's record agrees with the summary, and the PDN file
 /// parses back to the same games, moves and results, legal by the kingme rules.
 fn check_consistent(report: &MatchReport, games: &[GameRecord], pdn_text: Option<&str>) {
     let n = games.len();
@@ -65,6 +65,24 @@ fn check_consistent(report: &MatchReport, games: &[GameRecord], pdn_text: Option
         (w, d, l)
     );
     assert!((report.score - (f64::from(w) + 0.5 * f64::from(d)) / n as f64).abs() < 1e-9);
+    // pairs: rounds 2k-1 and 2k, counted by A's points over both
+    let points = |round: usize| {
+        games
+            .iter()
+            .find(|g| g.round == round)
+            .map(|g| match g.score() {
+                Score::Win => 2,
+                Score::Draw => 1,
+                Score::Loss => 0,
+            })
+    };
+    let mut pairs = [0u32; 5];
+    for first in (1..=n).step_by(2) {
+        if let (Some(a), Some(b)) = (points(first), points(first + 1)) {
+            pairs[a + b] += 1;
+        }
+    }
+    assert_eq!(report.pentanomial.0, pairs);
     let Some(text) = pdn_text else { return };
     let parsed = parse_pdn(text).expect("our PDN parses");
     assert_eq!(parsed.len(), n);
@@ -241,6 +259,10 @@ fn command_line_writes_pdn_and_json() {
     );
     assert!(stdout.contains("Elo difference (A - B)"), "{stdout}");
     assert!(stdout.contains("SPRT elo0=0 elo1=50"), "{stdout}");
+    assert!(
+        stdout.contains("pairs by A's points 0/0.5/1/1.5/2: ["),
+        "{stdout}"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let wdl = &v["wdl"];
@@ -250,6 +272,13 @@ fn command_line_writes_pdn_and_json() {
         .sum();
     assert_eq!(total, 2);
     assert_eq!(v["game_list"].as_array().unwrap().len(), 2);
+    let pairs: u64 = v["pentanomial"]
+        .as_array()
+        .expect("pentanomial in the JSON")
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(pairs, 1);
     let games = parse_pdn(&std::fs::read_to_string(&pdn).unwrap()).unwrap();
     assert_eq!(games.len(), 2);
 
