@@ -4,9 +4,11 @@
 mod codec;
 pub mod stdio;
 pub mod tcp;
+mod token;
 
 pub use codec::{KingmeCodec, Line};
 pub use tcp::{serve, ServerConfig};
+pub use token::{Token, TokenError, MAX_TOKEN};
 
 use std::net::SocketAddr;
 

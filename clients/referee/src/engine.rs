@@ -7,6 +7,7 @@
 //! too, and its last lines are quoted when it disconnects (why it crashed).
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
+use kingme::server::Token;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -35,7 +36,7 @@ pub enum EngineSpec {
         /// `HOST:PORT`.
         addr: String,
         /// Sent as `auth TOKEN` first, for a server started with `--token`.
-        token: Option<String>,
+        token: Option<Token>,
     },
     /// A program started for each connection, spoken to over stdin/stdout.
     Cmd {
@@ -97,7 +98,7 @@ impl EngineSpec {
     /// The same spec with `token` to send on connecting (TCP only; a program
     /// spoken to over stdio needs none).
     #[must_use]
-    pub fn with_token(self, token: Option<String>) -> EngineSpec {
+    pub fn with_token(self, token: Option<Token>) -> EngineSpec {
         match self {
             EngineSpec::Tcp { addr, .. } => EngineSpec::Tcp { addr, token },
             cmd @ EngineSpec::Cmd { .. } => cmd,
@@ -195,7 +196,7 @@ pub enum EngineError {
     /// The engine answered with an `error` line.
     #[error("engine error: {0}")]
     Rejected(String),
-    /// The server refused the `auth` token, or wanted one and none was given.
+    /// The server refused the `auth` token (a wrong one).
     #[error("{addr} refused authentication: {reply}")]
     Auth {
         /// The address.
@@ -333,7 +334,8 @@ fn spawn_reader(input: impl Read + Send + 'static) -> Receiver<String> {
 }
 
 impl Engine {
-    /// Connects (or starts the program), without any handshake.
+    /// Connects (or starts the program), sending `auth` when the spec has a token;
+    /// no protocol handshake (see [`Engine::start`]).
     pub fn open(spec: &EngineSpec, connect_timeout: Duration) -> Result<Engine, EngineError> {
         match spec {
             EngineSpec::Tcp { addr, token } => {
@@ -358,13 +360,15 @@ impl Engine {
                     stderr: None,
                 };
                 if let Some(token) = token {
-                    e.authenticate(addr, token, connect_timeout)?;
+                    e.authenticate(addr, token.as_str(), connect_timeout)?;
                 }
                 Ok(e)
             }
             EngineSpec::Cmd { program, args } => {
                 let mut child = Command::new(program)
                     .args(args)
+                    // the referee's own secret is none of the engine's business
+                    .env_remove("KINGME_TOKEN")
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
@@ -474,8 +478,9 @@ impl Engine {
         }
     }
 
-    /// `auth TOKEN` ... `authok` (`info` lines skipped); anything else first (a
-    /// wrong token, or a server without tokens) is an [`EngineError::Auth`].
+    /// `auth TOKEN` ... `authok` (`info` lines skipped). A refused token is an
+    /// [`EngineError::Auth`]; any other error line (a full server...) is
+    /// [`EngineError::Rejected`]. A server without tokens answers `authok` too.
     fn authenticate(
         &mut self,
         addr: &str,
@@ -490,12 +495,13 @@ impl Engine {
                 Some("authok") => return Ok(()),
                 // the server's greeting
                 Some("info") => {}
-                _ => {
+                _ if line.contains("bad token") => {
                     return Err(EngineError::Auth {
                         addr: addr.to_string(),
                         reply: line,
                     })
                 }
+                _ => return Err(EngineError::Rejected(line)),
             }
         }
     }
@@ -570,7 +576,11 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        let _ = self.send("quit");
+        // not `send`: its error would wait for the program's stderr
+        let _ = self
+            .writer
+            .write_all(b"quit\n")
+            .and_then(|()| self.writer.flush());
         match &mut self.transport {
             Transport::Tcp(s) => {
                 let _ = s.shutdown(Shutdown::Both);

@@ -5,6 +5,7 @@
 
 use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::openings::SplitMix64;
+use kingme::server::Token;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::ToSocketAddrs;
@@ -21,7 +22,7 @@ pub struct LoadConfig {
     /// The server, `HOST:PORT` on loopback.
     pub addr: String,
     /// Sent as `auth TOKEN` on every connection, for a server started with `--token`.
-    pub token: Option<String>,
+    pub token: Option<Token>,
     /// Concurrent sessions.
     pub sessions: usize,
     /// Stop starting operations after this long.
@@ -86,6 +87,7 @@ fn probe(spec: &EngineSpec, addr: &str) -> Result<(), LoadError> {
         Ok(line) if line.contains("not authenticated") => Err(auth(format!(
             "the server wants a token (--token or KINGME_TOKEN): {line}"
         ))),
+        Err(EngineError::Rejected(line)) => Err(auth(format!("the server refused us: {line}"))),
         // anything else is left for the run to count
         _ => Ok(()),
     }

@@ -4,6 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use kingme::server::Token;
 use kingme::Variant;
 use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};
@@ -50,7 +51,7 @@ struct MatchArgs {
         env = "KINGME_TOKEN",
         hide_env_values = true
     )]
-    token_a: Option<String>,
+    token_a: Option<Token>,
     /// Token for engine B when it is a server started with --token.
     #[arg(
         long,
@@ -58,7 +59,7 @@ struct MatchArgs {
         env = "KINGME_TOKEN",
         hide_env_values = true
     )]
-    token_b: Option<String>,
+    token_b: Option<Token>,
     /// An option for engine A (repeatable), e.g. Level=easy.
     #[arg(long, value_name = "NAME=VALUE")]
     option_a: Vec<String>,
@@ -115,7 +116,7 @@ struct LoadArgs {
         env = "KINGME_TOKEN",
         hide_env_values = true
     )]
-    token: Option<String>,
+    token: Option<Token>,
     /// Concurrent sessions.
     #[arg(long, default_value_t = 20)]
     sessions: usize,

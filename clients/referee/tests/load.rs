@@ -13,7 +13,7 @@ fn twenty_sessions_for_three_seconds() {
     let server = Server::start(&["--token", "s3cret"]);
     let cfg = LoadConfig {
         addr: server.addr.clone(),
-        token: Some("s3cret".into()),
+        token: Some("s3cret".parse().unwrap()),
         sessions: 20,
         duration: Duration::from_secs(3),
         max_ops: 500,
@@ -46,7 +46,7 @@ fn a_missing_or_wrong_token_stops_the_run_with_one_error() {
     let server = Server::start(&["--token", "s3cret"]);
     let cfg = |token: Option<&str>| LoadConfig {
         addr: server.addr.clone(),
-        token: token.map(String::from),
+        token: token.map(|t| t.parse().unwrap()),
         sessions: 4,
         duration: Duration::from_secs(2),
         max_ops: 10,

@@ -315,6 +315,17 @@ fn command_line_writes_pdn_and_json() {
         "{err}"
     );
     assert!(!err.contains("guess"), "token printed: {err}");
+
+    // A token that isn't one visible word is refused before anything is sent.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .env_remove("KINGME_TOKEN")
+        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
+        .args(["--token-a", "two words", "--games", "2", "--movetime", "20"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("one word of visible characters"), "{err}");
 }
 
 #[test]

@@ -227,33 +227,49 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
     let _ = tokio::task::spawn_blocking(move || drop(session)).await;
 }
 
+/// Why the bridge could not authenticate to the engine.
+enum AuthFail {
+    /// The server refused the token.
+    Refused(String),
+    /// Anything else (an error line, a closed or failed connection, no answer).
+    Failed(String),
+}
+
+/// What the server's greeting asks of a client the bridge has already authenticated.
+const AUTH_HINT: &str = "; send auth <token> first";
+
 /// Sends `auth TOKEN` and waits for `authok`, passing the server's greeting on to
-/// the tab; the token itself never reaches the tab.
+/// the tab (without its request for a token, which the bridge has answered); the
+/// token itself never reaches the tab.
 async fn authenticate(
     engine: &mut Framed<TcpStream, LinesCodec>,
     socket: &mut WebSocket,
     token: &str,
     wait: Duration,
-) -> Result<(), String> {
+) -> Result<(), AuthFail> {
     engine
         .send(format!("auth {token}"))
         .await
-        .map_err(|e| format!("failed: {e}"))?;
+        .map_err(|e| AuthFail::Failed(format!("failed: {e}")))?;
     let answer = timeout(Duration::from_secs(5), async {
         while let Some(line) = engine.next().await {
             match line {
                 Ok(l) if l.trim() == "authok" => return Ok(()),
                 Ok(l) if l.starts_with("info") => {
+                    let l = l.strip_suffix(AUTH_HINT).unwrap_or(&l).to_string();
                     let _ = send_text(socket, l, wait).await;
                 }
-                Ok(l) => return Err(format!("refused the token: {l}")),
-                Err(e) => return Err(format!("failed: {e}")),
+                Ok(l) if l.contains("bad token") => {
+                    return Err(AuthFail::Refused(format!("refused the token: {l}")));
+                }
+                Ok(l) => return Err(AuthFail::Failed(format!("answered auth with: {l}"))),
+                Err(e) => return Err(AuthFail::Failed(format!("failed: {e}"))),
             }
         }
-        Err("closed the connection".to_string())
+        Err(AuthFail::Failed("closed the connection".to_string()))
     })
     .await;
-    answer.unwrap_or_else(|_| Err("did not answer auth within 5 s".into()))
+    answer.unwrap_or_else(|_| Err(AuthFail::Failed("did not answer auth within 5 s".into())))
 }
 
 /// Relays lines between the tab and a kingme TCP server; closing either side
@@ -282,12 +298,14 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
     let _ = stream.set_nodelay(true);
     let mut engine = Framed::new(stream, LinesCodec::new_with_max_length(MAX_ENGINE_LINE));
     if let Some(token) = &shared.config.engine_token {
-        if let Err(why) = authenticate(&mut engine, &mut socket, token, wait).await {
+        if let Err(fail) = authenticate(&mut engine, &mut socket, token.as_str(), wait).await {
+            let (why, reason) = match fail {
+                AuthFail::Refused(why) => (why, "engine refused the token"),
+                AuthFail::Failed(why) => (why, "engine failed"),
+            };
             let msg = error_line(format!("the engine at {addr} {why}"));
             let _ = send_text(&mut socket, msg, wait).await;
-            let _ = socket
-                .send(close(close_code::ERROR, "engine refused the token"))
-                .await;
+            let _ = socket.send(close(close_code::ERROR, reason)).await;
             return;
         }
     }

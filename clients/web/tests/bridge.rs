@@ -276,7 +276,7 @@ async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
     ));
     let bridge = |token: Option<&str>| WebConfig {
         engine: EngineSpec::Tcp(engine_addr.to_string()),
-        engine_token: token.map(String::from),
+        engine_token: token.map(|t| t.parse().unwrap()),
         ..WebConfig::default()
     };
 
@@ -287,6 +287,10 @@ async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
     assert!(
         l[0].starts_with("info string kingme"),
         "greeting passed on: {l:?}"
+    );
+    assert!(
+        !l[0].contains("auth"),
+        "the bridge answered auth already: {l:?}"
     );
     assert!(
         !l.iter().any(|l| l.contains("s3cret") || l == "authok"),
