@@ -217,14 +217,22 @@ pub fn evaluate_english(pos: &Position, w: &EnglishWeights) -> i32 {
     type R = English;
     let us = pos.turn();
     let mut score = [0i32; 2];
-    let total = pos.occupied().count() as i32;
     let kings = pos.kings().0;
+    // men and kings of each colour, counted once
+    let counts = Color::ALL.map(|c| {
+        let own = pos.pieces(c).0;
+        (
+            (own & !kings).count_ones() as i32,
+            (own & kings).count_ones() as i32,
+        )
+    });
+    let total = counts.iter().map(|(m, k)| m + k).sum::<i32>();
     for (i, color) in Color::ALL.into_iter().enumerate() {
         let own = pos.pieces(color).0;
         let opp = pos.pieces(!color).0;
         let men = own & !kings;
         let k = own & kings;
-        let mut s = w.man * men.count_ones() as i32 + w.king * k.count_ones() as i32;
+        let mut s = w.man * counts[i].0 + w.king * counts[i].1;
         // advancement, stronger in the endgame
         let mut adv = 0;
         let mut bits = men;
@@ -283,8 +291,8 @@ pub fn evaluate_english(pos: &Position, w: &EnglishWeights) -> i32 {
     }
     let (b, wh) = (score[0], score[1]);
     // trade down when ahead: lead scaled by how much has come off
-    let mat = |c: Color| pos.men(c).count() as i32 * 100 + pos.kings_of(c).count() as i32 * 140;
-    let lead = mat(Color::Black) - mat(Color::White);
+    let mat = |(men, kings): (i32, i32)| men * 100 + kings * 140;
+    let lead = mat(counts[0]) - mat(counts[1]);
     let trade = lead * w.trade_down * (24 - total).max(0) / (24 * 10);
     let black_view = b - wh + trade;
     if us == Color::Black {
