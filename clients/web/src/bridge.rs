@@ -30,6 +30,8 @@ use tokio_util::codec::{Framed, LinesCodec, LinesCodecError};
 /// Longest line accepted from a kingme TCP server (a `board` or `help` reply
 /// is several lines; a long PV fits easily).
 const MAX_ENGINE_LINE: usize = 64 * 1024;
+/// How often a running in-process search is checked for a lost `bestmove`.
+const CHECK_EVERY: Duration = Duration::from_millis(500);
 
 /// What one WebSocket read amounts to.
 enum Inbound {
@@ -149,6 +151,8 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
     let mut closing = false;
     let mut shutting_down = false;
     let mut close_deadline = Instant::now();
+    let mut last_input = Instant::now();
+    let idle = shared.config.idle_timeout;
     loop {
         if !out.is_empty() {
             let text = out
@@ -175,7 +179,7 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
             _ => {}
         }
         tokio::select! {
-            msg = socket.next(), if !closing => match classify(msg) {
+            msg = socket.next(), if !closing => match classify(msg.inspect(|_| last_input = Instant::now())) {
                 Inbound::Text(text) => {
                     for line in lines(&text) {
                         if line.len() > MAX_LINE {
@@ -196,7 +200,13 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
                     break;
                 }
             },
-            Some(ev) = events.recv() => session.handle_event(ev, &mut out),
+            Some(ev) = events.recv() => {
+                session.handle_event(ev, &mut out);
+                if !session.is_searching() {
+                    // the engine has answered: the person's turn to think starts now
+                    last_input = Instant::now();
+                }
+            }
             permit = async { slot_wait.as_mut().expect("guarded").await }, if slot_wait.is_some() => {
                 slot_wait = None;
                 match permit {
@@ -218,6 +228,14 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
             () = tokio::time::sleep_until(close_deadline), if closing => {
                 tracing::warn!("search did not end in time after stop");
                 break;
+            }
+            () = tokio::time::sleep_until(last_input + idle), if !closing && !session.is_searching() => {
+                out.push(Response::Error(format!("idle for {idle:?}; closing")));
+                closing = true;
+                close_deadline = Instant::now() + Duration::from_secs(5);
+            }
+            () = tokio::time::sleep(CHECK_EVERY), if session.is_searching() => {
+                session.check_search(&mut out);
             }
         }
     }

@@ -85,6 +85,10 @@ pub struct WebConfig {
     pub max_searches: usize,
     /// A tab that can't take our output for this long is closed.
     pub write_timeout: Duration,
+    /// An in-process session with no message from its tab for this long, and no
+    /// search running, is closed (a tab left open must not hold a session slot
+    /// forever). Over TCP the engine server's own idle timeout applies.
+    pub idle_timeout: Duration,
     /// What each in-process session allows (its `search_slots` is set by [`app`]).
     pub session: SessionConfig,
 }
@@ -99,6 +103,7 @@ impl Default for WebConfig {
             max_sessions: 64,
             max_searches: tcp.max_searches,
             write_timeout: tcp.write_timeout,
+            idle_timeout: Duration::from_secs(30 * 60),
             session: tcp.session,
         }
     }

@@ -30,6 +30,10 @@ struct Args {
     /// In-process searches running at once (default: the number of cores).
     #[arg(long)]
     max_searches: Option<usize>,
+    /// Close an in-process tab's session after this many seconds without a message
+    /// from the tab (never during a search).
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -38,6 +42,7 @@ fn main() -> anyhow::Result<()> {
     let mut config = WebConfig {
         engine: args.engine,
         engine_token: args.engine_token,
+        idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         max_sessions: args.max_sessions.max(1),
         ..WebConfig::default()
     };

@@ -309,6 +309,47 @@ async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
     assert!(l.last().unwrap().contains("not authenticated"), "{l:?}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_tab_is_closed_but_never_mid_search() {
+    let _serial = SERIAL.lock().await;
+    let idle = Duration::from_millis(400);
+    let (addr, stats) = start(WebConfig {
+        idle_timeout: idle,
+        ..WebConfig::default()
+    })
+    .await;
+
+    // a search longer than the idle timeout is not cut short, and its answer
+    // restarts the clock
+    let mut ws = connect(addr).await;
+    read_until(&mut ws, |l| l.starts_with("info string kingme")).await;
+    send(&mut ws, "go movetime 1000").await;
+    let t = Instant::now();
+    let l = read_until(&mut ws, |l| {
+        l.starts_with("bestmove") || l.starts_with("error")
+    })
+    .await;
+    assert!(l.last().unwrap().starts_with("bestmove"), "{l:?}");
+    assert!(
+        t.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        t.elapsed()
+    );
+
+    // then, left alone, the tab hears why and is closed
+    let answered = Instant::now();
+    let l = read_until(&mut ws, |l| l.starts_with("error")).await;
+    assert!(l.last().unwrap().contains("idle for"), "{l:?}");
+    assert!(answered.elapsed() >= idle - Duration::from_millis(50));
+    let end = tokio::time::timeout(Duration::from_secs(5), ws.next()).await;
+    assert!(
+        matches!(end, Ok(Some(Ok(Message::Close(_))) | None)),
+        "closed: {end:?}"
+    );
+    wait_for("the idle session closes", || stats.sessions() == 0).await;
+    assert_eq!(search_threads(), 0);
+}
+
 #[test]
 fn engine_specs_parse() {
     assert_eq!(
