@@ -85,14 +85,7 @@ impl Wdl {
     /// Elo difference and its 95% interval (normal approximation of the score).
     #[must_use]
     pub fn elo(&self) -> (f64, f64, f64) {
-        let s = self.score();
-        let n = f64::from(self.games().max(1));
-        let margin = 1.959_964 * (self.variance() / n).sqrt();
-        (
-            elo_from_score(s),
-            elo_from_score(s - margin),
-            elo_from_score(s + margin),
-        )
+        elo_interval(self.score(), self.variance(), self.games())
     }
 
     /// Likelihood of superiority: the chance that A is stronger, from wins and losses.
@@ -123,6 +116,17 @@ impl Wdl {
         };
         gsprt_llr(self.games(), self.score(), var, elo0, elo1)
     }
+}
+
+/// Elo of a mean score and its 95% interval, from `n` samples with per-sample
+/// variance `var` (normal approximation).
+fn elo_interval(mean: f64, var: f64, n: u32) -> (f64, f64, f64) {
+    let margin = 1.959_964 * (var / f64::from(n.max(1))).sqrt();
+    (
+        elo_from_score(mean),
+        elo_from_score(mean - margin),
+        elo_from_score(mean + margin),
+    )
 }
 
 /// The GSPRT log-likelihood ratio (normal approximation) of `n` samples with
@@ -182,14 +186,7 @@ impl Pentanomial {
     /// Elo difference and its 95% interval from the pairs.
     #[must_use]
     pub fn elo(&self) -> (f64, f64, f64) {
-        let s = self.score();
-        let n = f64::from(self.pairs().max(1));
-        let margin = 1.959_964 * (self.variance() / n).sqrt();
-        (
-            elo_from_score(s),
-            elo_from_score(s - margin),
-            elo_from_score(s + margin),
-        )
+        elo_interval(self.score(), self.variance(), self.pairs())
     }
 
     /// The GSPRT log-likelihood ratio of H1 against H0 over the pairs (the
