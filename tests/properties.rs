@@ -18,6 +18,7 @@
 //! definition (RULES.md's FEN and move notation), not against recorded output.
 
 use kingme::board::{Bitboard, Color, Game, Move, ParseMoveError, Position, Square, Variant};
+use kingme::perft::{self, Counting};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -580,4 +581,46 @@ fn rules_md_examples() {
         "2x9x18"
     );
     assert!(amb.parse_move("2x10x18").is_err());
+}
+
+/// Perft the slow, obvious way: every legal move played, leaves counted one by one.
+fn naive_perft(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    pos.legal_moves_all_paths()
+        .iter()
+        .map(|&m| naive_perft(&pos.after(m), depth - 1))
+        .sum()
+}
+
+fn check_perft(pos: &Position) -> Result<(), TestCaseError> {
+    for depth in 1..=4 {
+        let fast = perft::perft(pos, depth, Counting::AllPaths);
+        prop_assert_eq!(fast, naive_perft(pos, depth), "{}: perft {}", pos, depth);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 256, ..Config::default() })]
+
+    // perft's shortcuts (bulk counts, replies counted from the opponent's reach
+    // at depth 2, captures taken straight from the bitboards, the popcnt copy)
+    // agree with playing every move, from random positions (kings of both sides,
+    // odd material) and from positions of random games
+    #[test]
+    fn fast_perft_matches_playing_every_move(p in position_strategy()) {
+        check_perft(&p)?;
+    }
+
+    #[test]
+    fn fast_perft_matches_playing_every_move_in_games(game in game_from_random_strategy()) {
+        check_perft(game.position())?;
+    }
+
+    #[test]
+    fn fast_perft_matches_playing_every_move_from_the_start(game in game_strategy()) {
+        check_perft(game.position())?;
+    }
 }
