@@ -266,6 +266,14 @@ fn count_quiets<R: Rules>(s: &Sides) -> u64 {
     n as u64
 }
 
+/// Whether the side to move has a quiet step (no counting).
+#[inline(always)]
+fn has_quiet<R: Rules>(s: &Sides) -> bool {
+    step_directions(s)
+        .into_iter()
+        .any(|(d, movers)| step::<R>(movers, d) & s.empty != 0)
+}
+
 /// Whether the game is over in mini-checkers because a side has no pieces.
 #[inline(always)]
 fn mini_someone_empty(pos: &Position) -> bool {
@@ -276,7 +284,7 @@ fn mini_someone_empty(pos: &Position) -> bool {
 #[inline]
 pub(crate) fn has_real_move<R: Rules>(pos: &Position) -> bool {
     let s = Sides::of::<R>(pos);
-    count_quiets::<R>(&s) > 0 || has_capture::<R>(&s)
+    has_quiet::<R>(&s) || has_capture::<R>(&s)
 }
 
 /// Whether the side to move may only pass (mini-checkers).
@@ -306,7 +314,7 @@ pub(crate) fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
 #[inline]
 pub(crate) fn move_kinds<R: Rules>(pos: &Position) -> (bool, bool) {
     let s = Sides::of::<R>(pos);
-    (has_capture::<R>(&s), count_quiets::<R>(&s) > 0)
+    (has_capture::<R>(&s), has_quiet::<R>(&s))
 }
 
 /// Whether the side to move has a capture.
