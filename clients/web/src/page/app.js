@@ -173,6 +173,7 @@ const S = {
   thinking: false,
   busy: false,
   epoch: 0, // bumped by new game / undo: an older engine reply is ignored
+  started: false, // a game has been set up (a reconnection resumes it)
 };
 
 function log(line) {
@@ -226,7 +227,28 @@ async function refresh() {
   return errors;
 }
 
+/** After a reconnection: the engine gets the game in S back, and play goes on. */
+async function resume() {
+  const epoch = ++S.epoch;
+  S.thinking = false;
+  S.busy = true;
+  render();
+  const setup = await S.proto.request([
+    `setoption name Variant value ${S.variant}`,
+    `newgame ${S.variant}`,
+    `setoption name Level value ${S.level}`,
+  ]);
+  const errors = setup.filter((l) => l.startsWith('error')).concat(await refresh());
+  if (epoch !== S.epoch) return;
+  notice(errors.length ? errors.join('; ') : 'Reconnected: the game goes on.');
+  S.busy = false;
+  buildBoard();
+  render();
+  afterMove();
+}
+
 async function newGame() {
+  S.started = true;
   const epoch = ++S.epoch;
   S.proto.stop(true);
   S.thinking = false;
@@ -467,7 +489,7 @@ function render() {
 
 function renderStatus(mustCapture, myTurn) {
   let text;
-  if (!S.connected) text = 'Not connected to the engine. Reload the page to try again.';
+  if (!S.connected) text = S.started ? 'Not connected to the engine. Press Reconnect to go on with this game.' : 'Not connected to the engine. Press Reconnect (or reload the page) to try again.';
   else if (S.over) text = 'Game over: ' + S.over.text;
   else if (S.thinking) text = `kingme (${COLOR_NAME[S.turn]}) is thinking…`;
   else if (myTurn) {
@@ -629,14 +651,17 @@ function connect() {
       S.connected = true;
       $('conn').textContent = 'connected';
       $('conn').className = 'conn ok';
+      $('reconnect').hidden = true;
       await S.proto.request(['kingme']);
-      newGame();
+      if (S.started) resume();
+      else newGame();
     },
     close: () => {
       S.connected = false;
       S.thinking = false;
       $('conn').textContent = 'disconnected';
       $('conn').className = 'conn bad';
+      $('reconnect').hidden = false;
       render();
     },
     info: (info) => {
@@ -673,5 +698,6 @@ document.addEventListener('DOMContentLoaded', () => {
   $('flip').addEventListener('click', () => { S.flipped = !S.flipped; buildBoard(); render(); });
   $('movenow').addEventListener('click', () => S.proto && S.proto.stop(false));
   $('level').addEventListener('change', () => { S.level = $('level').value; });
+  $('reconnect').addEventListener('click', () => { if (!S.connected) connect(); });
   connect();
 });

@@ -24,9 +24,9 @@ let context;
 let profile;
 
 /** Starts kingme-web on a free port; resolves with the URL it prints. */
-function startServer() {
+function startServer(extra = []) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(BIN, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(BIN, ['--listen', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error('kingme-web printed no URL in 10 s: ' + out)), 10000);
     proc.stdout.on('data', (d) => {
@@ -323,4 +323,48 @@ test('a bad FEN is refused with a message and the start position is used', async
   assert.equal(await page.locator('.sq.has-piece').count(), 12);
   assert.deepEqual(errors.filter((e) => !e.includes('error')), []);
   await page.close();
+});
+
+test('a tab closed for idling reconnects, and the game goes on where it was', async () => {
+  const idle = await startServer(['--idle-timeout', '2']);
+  const page = await context.newPage();
+  try {
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(idle.url + '?variant=english&color=B&first=B&level=easy');
+    await settle(page);
+    await click(page, 11);
+    await click(page, 15);
+    await page.waitForFunction(() => Number(document.body.dataset.plies) >= 2);
+    await settle(page);
+    const before = await page.textContent('#movelist');
+    const position = await page.evaluate(() => positionCmd());
+    assert.match(position, /^position startpos moves 11-15 \S+$/);
+
+    // left alone, the server closes the tab's session and says why
+    await page.waitForFunction(() => document.body.dataset.status === 'disconnected', null, { timeout: 10000 });
+    assert.match(await page.textContent('#notice'), /idle for/);
+    assert.ok(await page.isVisible('#reconnect'));
+    await page.screenshot({ path: path.join(SHOTS, 'idle-disconnected.png') });
+
+    await page.click('#reconnect');
+    await settle(page);
+    assert.equal(await page.textContent('#conn'), 'connected');
+    assert.ok(!(await page.isVisible('#reconnect')));
+    assert.match(await page.textContent('#notice'), /Reconnected/);
+    assert.equal(await page.textContent('#movelist'), before);
+    assert.equal(await page.evaluate(() => positionCmd()), position);
+
+    // the restored game is the engine's too: a legal move there is played and answered
+    const moves = await legalMoves(page, ['newgame english', position]);
+    const [from, to] = [pathOf(moves[0])[0], pathOf(moves[0]).at(-1)];
+    await click(page, from);
+    await click(page, to);
+    await page.waitForFunction(() => Number(document.body.dataset.plies) >= 4);
+    await settle(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    idle.proc.kill('SIGTERM');
+  }
 });
