@@ -551,6 +551,7 @@ impl Engine {
             self.tt
                 .get_or_insert_with(|| Arc::new(TranspositionTable::new(self.hash_mib))),
         );
+        tt.new_search();
         let c2 = Arc::clone(&control);
         let thread = std::thread::Builder::new()
             .name("kingme-search".into())
