@@ -98,14 +98,25 @@ fn jumpers<R: Rules>(movers: u32, d: u8, opp: u32, empty: u32) -> u32 {
 
 #[inline(always)]
 fn has_capture<R: Rules>(s: &Sides) -> bool {
+    Jumpers::of::<R>(s).any()
+}
+
+/// Of the (man's) landing squares `land`, those from which a man of the side
+/// to move jumps on. A man's later jumps go further forward, so they never pass
+/// its start square or a piece it has taken: the board's sets will do.
+#[inline(always)]
+fn men_jump_on<R: Rules>(s: &Sides, land: u32) -> u32 {
     let [a, b] = forward(s.color);
-    let all = s.men | s.kings;
-    let mut j = jumpers::<R>(all, a, s.opp, s.empty) | jumpers::<R>(all, b, s.opp, s.empty);
-    if s.kings != 0 {
-        let [c, d] = forward(!s.color);
-        j |= jumpers::<R>(s.kings, c, s.opp, s.empty) | jumpers::<R>(s.kings, d, s.opp, s.empty);
-    }
-    j != 0
+    jumpers::<R>(land, a, s.opp, s.empty) | jumpers::<R>(land, b, s.opp, s.empty)
+}
+
+/// The jump from `cur` in direction `d` over an untaken opponent's piece onto an
+/// empty square, as (taken piece, landing square), if there is one.
+#[inline(always)]
+fn jump<R: Rules>(cur: u32, d: u8, captured: u32, opp: u32, empty: u32) -> Option<(u32, u32)> {
+    let mid = step::<R>(cur, d) & opp & !captured;
+    let land = step::<R>(mid, d) & empty;
+    (land != 0).then_some((mid, land))
 }
 
 /// Follows every capture sequence of the piece now on `cur` (a bit).
@@ -126,14 +137,9 @@ fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
     let fwd = forward(color);
     let dirs: &[u8] = if KING { &[DL, DR, UL, UR] } else { &fwd };
     for &d in dirs {
-        let mid = step::<R>(cur, d) & opp & !captured;
-        if mid == 0 {
+        let Some((mid, land)) = jump::<R>(cur, d, captured, opp, empty) else {
             continue;
-        }
-        let land = step::<R>(mid, d) & empty;
-        if land == 0 {
-            continue;
-        }
+        };
         extended = true;
         let li = land.trailing_zeros() as u8;
         let npath = path | ((li as u64) << (5 * len as u64));
@@ -149,15 +155,12 @@ fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
     }
 }
 
+/// Every capture sequence of the side to move, given its first jumps `j`.
 #[inline(always)]
-fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
+fn gen_captures<R: Rules, S: Sink>(s: &Sides, j: &Jumpers, sink: &mut S) {
     // only pieces with a first jump can start a capture sequence
     let [a, b] = forward(s.color);
-    let all = s.men | s.kings;
-    let (ja, jb) = (
-        jumpers::<R>(all, a, s.opp, s.empty),
-        jumpers::<R>(all, b, s.opp, s.empty),
-    );
+    let [ja, jb] = j.fwd;
     let fwd_jumpers = ja | jb;
     let crown = crown_row::<R>(s.color);
     let mut men = fwd_jumpers & s.men;
@@ -174,10 +177,8 @@ fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
             let mid = step::<R>(bit, d);
             let land = step::<R>(mid, d);
             let li = land.trailing_zeros() as u8;
-            let ends = !R::KINGS_AND_MULTI_JUMPS
-                || land & crown != 0
-                || (jumpers::<R>(land, a, s.opp, s.empty) | jumpers::<R>(land, b, s.opp, s.empty))
-                    == 0;
+            let ends =
+                !R::KINGS_AND_MULTI_JUMPS || land & crown != 0 || men_jump_on::<R>(s, land) == 0;
             if ends {
                 sink.emit(from, li, 1, mid, u64::from(li));
             } else {
@@ -195,14 +196,7 @@ fn gen_captures<R: Rules, S: Sink>(s: &Sides, sink: &mut S) {
             }
         }
     }
-    if s.kings == 0 {
-        return;
-    }
-    let [c, d] = forward(!s.color);
-    let mut kings = (fwd_jumpers
-        | jumpers::<R>(s.kings, c, s.opp, s.empty)
-        | jumpers::<R>(s.kings, d, s.opp, s.empty))
-        & s.kings;
+    let mut kings = (fwd_jumpers | j.back) & s.kings;
     while kings != 0 {
         let b = kings & kings.wrapping_neg();
         kings ^= b;
@@ -300,8 +294,9 @@ pub(crate) fn generate<R: Rules>(pos: &Position, list: &mut MoveList) {
         return;
     }
     let s = Sides::of::<R>(pos);
-    if has_capture::<R>(&s) {
-        gen_captures::<R, MoveList>(&s, list);
+    let j = Jumpers::of::<R>(&s);
+    if j.any() {
+        gen_captures::<R, MoveList>(&s, &j, list);
         return;
     }
     gen_quiets::<R>(&s, list);
@@ -336,14 +331,9 @@ fn count_from<R: Rules, const KING: bool>(
     let dirs: &[u8] = if KING { &[DL, DR, UL, UR] } else { &fwd };
     let mut n = 0;
     for &d in dirs {
-        let mid = step::<R>(cur, d) & opp & !captured;
-        if mid == 0 {
+        let Some((mid, land)) = jump::<R>(cur, d, captured, opp, empty) else {
             continue;
-        }
-        let land = step::<R>(mid, d) & empty;
-        if land == 0 {
-            continue;
-        }
+        };
         n += if !KING && land & crown_row::<R>(color) != 0 {
             1
         } else {
@@ -400,11 +390,7 @@ fn count_captures<R: Rules>(s: &Sides, j: &Jumpers) -> u64 {
     let mut n = 0;
     for (d, jd) in fwd.into_iter().zip(j.fwd) {
         let land = step::<R>(step::<R>(jd & s.men, d), d);
-        // a man's later jumps go further forward, so they never pass its start
-        // square or the piece it has just taken: the board's empty set will do
-        let open = land & !crown;
-        let mut more =
-            jumpers::<R>(open, fwd[0], s.opp, s.empty) | jumpers::<R>(open, fwd[1], s.opp, s.empty);
+        let mut more = men_jump_on::<R>(s, land & !crown);
         n += u64::from((land & !more).count_ones());
         let r = reverse(d);
         while more != 0 {
@@ -445,13 +431,14 @@ impl<R: Rules, F: FnMut(&Position)> Sink for Children<'_, R, F> {
 pub(crate) fn for_each_child<R: Rules>(pos: &Position, mut f: impl FnMut(&Position)) {
     debug_assert!(R::KINGS_AND_MULTI_JUMPS);
     let s = Sides::of::<R>(pos);
-    if has_capture::<R>(&s) {
+    let j = Jumpers::of::<R>(&s);
+    if j.any() {
         let mut sink = Children::<R, _> {
             pos,
             f,
             rules: std::marker::PhantomData,
         };
-        gen_captures::<R, _>(&s, &mut sink);
+        gen_captures::<R, _>(&s, &j, &mut sink);
         return;
     }
     for_each_quiet::<R>(&s, |from, to| {
@@ -519,13 +506,14 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
 
 #[inline(always)]
 fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
-    if has_capture::<R>(&s) {
+    let j = Jumpers::of::<R>(&s);
+    if j.any() {
         let mut sink = CountReplies::<R> {
             s,
             n: 0,
             rules: std::marker::PhantomData,
         };
-        gen_captures::<R, _>(&s, &mut sink);
+        gen_captures::<R, _>(&s, &j, &mut sink);
         return sink.n;
     }
     let mut reply = Sides {
