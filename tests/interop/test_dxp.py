@@ -6,43 +6,19 @@ Every kingme move must be legal by pydraughts' own move generator, and every
 game must end by the rules. Needs target/release/kingme and pydraughts==0.6.7.
 """
 
-import os
 import random
 import re
-import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-draughts = pytest.importorskip("draughts")
-from draughts.engine import DXPEngine  # noqa: E402
+import draughts
+from draughts.engine import DXPEngine
+from conftest import KINGME
 
-ROOT = Path(__file__).resolve().parents[2]
-KINGME = Path(os.environ.get("KINGME_BIN") or ROOT / "target" / "release" / "kingme")
 MAX_PLIES = 400
-
-pytestmark = pytest.mark.skipif(not KINGME.exists(), reason="build target/release/kingme first")
-
-
-class Timeout(Exception):
-    pass
-
-
-def _alarm(_signum, _frame):
-    raise Timeout("kingme did not answer in time")
-
-
-@pytest.fixture
-def deadline():
-    """Fails a test that hangs (pydraughts busy-waits forever for a move)."""
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture(scope="module")

@@ -17,18 +17,15 @@ Run: `pytest -q tests/interop` after `cargo build --release` (set KINGME_BIN to 
 another binary). Expected numbers come only from pydraughts and RULES.md.
 """
 
-import os
 import random
 import re
 import subprocess
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from draughts import Board
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("KINGME_BIN", ROOT / "target" / "release" / "kingme"))
+from conftest import KINGME as BIN
 
 GAMES = 24  # random games from the start position
 MAX_PLIES = 160  # per game (the 40-move rule ends real games sooner)
@@ -65,8 +62,6 @@ TOTAL_LINE = re.compile(r"^moves (\d+) total (\d+)")
 
 def kingme_moves(fen):
     """kingme's legal moves (every capture path) as text, via `divide FEN 1`."""
-    if not BIN.exists():
-        pytest.fail(f"{BIN} not found: run `cargo build --release` first")
     out = subprocess.run(
         [str(BIN), "divide", "--variant", "english", "--fen", fen, "1"],
         capture_output=True, text=True, timeout=30,
