@@ -245,6 +245,12 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
     let _ = tokio::task::spawn_blocking(move || drop(session)).await;
 }
 
+/// Tells the tab why its engine connection failed, and closes it.
+async fn give_up(socket: &mut WebSocket, why: String, reason: &'static str, wait: Duration) {
+    let _ = send_text(socket, error_line(why), wait).await;
+    let _ = socket.send(close(close_code::ERROR, reason)).await;
+}
+
 /// Why the bridge could not authenticate to the engine.
 enum AuthFail {
     /// The server refused the token.
@@ -296,20 +302,13 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
     let wait = shared.config.write_timeout;
     let stream = match timeout(Duration::from_secs(5), TcpStream::connect(addr)).await {
         Ok(Ok(s)) => s,
-        Ok(Err(e)) => {
-            let msg = error_line(format!("cannot reach the engine at {addr}: {e}"));
-            let _ = send_text(&mut socket, msg, wait).await;
-            let _ = socket
-                .send(close(close_code::ERROR, "engine unreachable"))
-                .await;
-            return;
-        }
-        Err(_) => {
-            let msg = error_line(format!("cannot reach the engine at {addr}: timed out"));
-            let _ = send_text(&mut socket, msg, wait).await;
-            let _ = socket
-                .send(close(close_code::ERROR, "engine unreachable"))
-                .await;
+        failed => {
+            let why = match failed {
+                Ok(Err(e)) => e.to_string(),
+                _ => "timed out".to_string(),
+            };
+            let msg = format!("cannot reach the engine at {addr}: {why}");
+            give_up(&mut socket, msg, "engine unreachable", wait).await;
             return;
         }
     };
@@ -321,9 +320,13 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
                 AuthFail::Refused(why) => (why, "engine refused the token"),
                 AuthFail::Failed(why) => (why, "engine failed"),
             };
-            let msg = error_line(format!("the engine at {addr} {why}"));
-            let _ = send_text(&mut socket, msg, wait).await;
-            let _ = socket.send(close(close_code::ERROR, reason)).await;
+            give_up(
+                &mut socket,
+                format!("the engine at {addr} {why}"),
+                reason,
+                wait,
+            )
+            .await;
             return;
         }
     }
