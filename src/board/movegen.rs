@@ -67,9 +67,6 @@ struct Sides {
     opp: u32,
     empty: u32,
     color: Color,
-    /// The opponent's kings (read only when counting replies at depth 2, from the
-    /// position itself; sides built for a reply leave it stale).
-    kings_opp: u32,
 }
 
 impl Sides {
@@ -84,7 +81,21 @@ impl Sides {
             opp,
             empty: R::ALL & !(own | opp),
             color: pos.turn(),
-            kings_opp: pos.kings().0 & opp,
+        }
+    }
+
+    /// The opponent's side after our piece moved (`moved`: its start and end
+    /// squares, none if it came back to its start) taking `captured`; `their_kings`
+    /// are the opponent's kings before. Our kings are not tracked: the opponent's
+    /// moves don't depend on them.
+    #[inline(always)]
+    fn reply(&self, their_kings: u32, moved: u32, captured: u32) -> Sides {
+        Sides {
+            men: self.opp & !their_kings & !captured,
+            kings: their_kings & !captured,
+            opp: (self.men | self.kings) ^ moved,
+            empty: (self.empty | captured) ^ moved,
+            color: !self.color,
         }
     }
 }
@@ -452,6 +463,7 @@ pub(crate) fn for_each_child<R: Rules>(pos: &Position, mut f: impl FnMut(&Positi
 /// `s` (perft at depth 2 without a move list or child positions).
 struct CountReplies<R: Rules> {
     s: Sides,
+    their_kings: u32,
     n: u64,
     rules: std::marker::PhantomData<R>,
 }
@@ -460,15 +472,7 @@ impl<R: Rules> Sink for CountReplies<R> {
     #[inline(always)]
     fn emit(&mut self, from: u8, to: u8, _len: u8, captured: u32, _path: u64) {
         let moved = (1 << from) ^ (1 << to);
-        let reply = Sides {
-            men: self.s.opp & !self.s.kings_opp & !captured,
-            kings: self.s.kings_opp & !captured,
-            opp: (self.s.men | self.s.kings) ^ moved,
-            empty: (self.s.empty | captured) ^ moved,
-            color: !self.s.color,
-            kings_opp: self.s.kings,
-        };
-        self.n += count_sides::<R>(&reply);
+        self.n += count_sides::<R>(&self.s.reply(self.their_kings, moved, captured));
     }
 }
 
@@ -491,41 +495,35 @@ pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
             .sum();
     }
     let mut s = Sides::of::<R>(pos);
+    let their_kings = pos.kings().0 & s.opp;
     // one copy of the body per colour, so directions are constants in each
     match s.color {
         Color::Black => {
             s.color = Color::Black;
-            count_depth2_sides::<R>(s)
+            count_depth2_sides::<R>(s, their_kings)
         }
         Color::White => {
             s.color = Color::White;
-            count_depth2_sides::<R>(s)
+            count_depth2_sides::<R>(s, their_kings)
         }
     }
 }
 
 #[inline(always)]
-fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
+fn count_depth2_sides<R: Rules>(s: Sides, their_kings: u32) -> u64 {
     let j = Jumpers::of::<R>(&s);
     if j.any() {
         let mut sink = CountReplies::<R> {
             s,
+            their_kings,
             n: 0,
             rules: std::marker::PhantomData,
         };
         gen_captures::<R, _>(&s, &j, &mut sink);
         return sink.n;
     }
-    let mut reply = Sides {
-        men: s.opp & !s.kings_opp,
-        kings: s.kings_opp,
-        opp: s.men | s.kings,
-        empty: s.empty,
-        color: !s.color,
-        kings_opp: s.kings,
-    };
     let mut n = 0;
-    let reply_steps = ReplySteps::of::<R>(&s);
+    let reply_steps = ReplySteps::of::<R>(&s, their_kings);
     // when the opponent can capture already, every reply is counted in full
     let all_capture = reply_steps.can_capture(&s);
     for (d, movers) in step_directions(&s) {
@@ -548,11 +546,7 @@ fn count_depth2_sides<R: Rules>(s: Sides) -> u64 {
             let t = capturing & capturing.wrapping_neg();
             capturing ^= t;
             let moved = t | step::<R>(t, r);
-            reply.opp ^= moved;
-            reply.empty ^= moved;
-            n += count_sides::<R>(&reply);
-            reply.opp ^= moved;
-            reply.empty ^= moved;
+            n += count_sides::<R>(&s.reply(their_kings, moved, 0));
         }
     }
     n
@@ -576,15 +570,14 @@ struct ReplySteps {
 
 impl ReplySteps {
     #[inline(always)]
-    fn of<R: Rules>(s: &Sides) -> ReplySteps {
-        let their_men = s.opp & !s.kings_opp;
+    fn of<R: Rules>(s: &Sides, their_kings: u32) -> ReplySteps {
         let mut onto = [0u32; 4];
         for d in forward(!s.color) {
-            onto[d as usize] = step::<R>(their_men | s.kings_opp, d);
+            onto[d as usize] = step::<R>(s.opp, d);
         }
-        if s.kings_opp != 0 {
+        if their_kings != 0 {
             for d in forward(s.color) {
-                onto[d as usize] = step::<R>(s.kings_opp, d);
+                onto[d as usize] = step::<R>(their_kings, d);
             }
         }
         let ours = s.men | s.kings;
