@@ -1,0 +1,52 @@
+//! The handle of a running search: stop it, release a ponder, wait for it.
+
+use crate::search::Control;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// A running search: stop it, release a ponder, or wait for it. Dropping it
+/// stops and joins the search thread.
+pub struct SearchHandle {
+    pub(super) control: Arc<Control>,
+    pub(super) start: Instant,
+    pub(super) thread: Option<JoinHandle<()>>,
+}
+
+impl SearchHandle {
+    /// Asks the search to end now; it still sends its `BestMove`.
+    pub fn stop(&self) {
+        self.control.hold.store(false, Ordering::SeqCst);
+        self.control.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// The opponent played the expected move: the ponder search goes on as a normal one.
+    pub fn ponderhit(&self) {
+        let us = self.start.elapsed().as_micros() as u64;
+        self.control.clock_start_us.store(us, Ordering::SeqCst);
+        self.control.hold.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether the search thread has finished (its `BestMove` was sent).
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// Blocks until the search ends by itself.
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for SearchHandle {
+    fn drop(&mut self) {
+        self.stop();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Difficulty levels: how deep, how noisy, how long by default.
+
+use super::EngineError;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A difficulty level.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
+pub enum Level {
+    /// Shallow and noisy: a beginner can win.
+    Easy,
+    /// Moderate depth, a little noise.
+    Medium,
+    /// Deep, no noise, short default think time.
+    Hard,
+    /// Everything: full depth, the default.
+    #[default]
+    Max,
+}
+
+impl Level {
+    /// All levels, weakest first.
+    pub const ALL: [Level; 4] = [Level::Easy, Level::Medium, Level::Hard, Level::Max];
+
+    /// The protocol name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+            Level::Max => "max",
+        }
+    }
+
+    /// Deepest iteration this level searches.
+    #[must_use]
+    pub const fn max_depth(self) -> Option<u32> {
+        match self {
+            Level::Easy => Some(2),
+            Level::Medium => Some(5),
+            Level::Hard => Some(12),
+            Level::Max => None,
+        }
+    }
+
+    /// Leaf noise in centi-men.
+    #[must_use]
+    pub const fn noise(self) -> i32 {
+        match self {
+            Level::Easy => 90,
+            Level::Medium => 25,
+            Level::Hard | Level::Max => 0,
+        }
+    }
+
+    /// Think time per move when `go` gives no limit.
+    #[must_use]
+    pub const fn default_movetime(self) -> Duration {
+        match self {
+            Level::Easy => Duration::from_millis(200),
+            Level::Medium => Duration::from_millis(300),
+            Level::Hard => Duration::from_millis(500),
+            Level::Max => Duration::from_millis(1000),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Level {
+    type Err = EngineError;
+    fn from_str(s: &str) -> Result<Level, EngineError> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| EngineError::BadValue {
+                name: "Level".into(),
+                value: s.into(),
+                expected: "easy, medium, hard or max".into(),
+            })
+    }
+}

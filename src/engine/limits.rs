@@ -1,0 +1,110 @@
+//! The limits of one `go`, and how they (and the level) become the search's
+//! limits: depth caps, noise, and the time a clock allows.
+
+use super::{mini_table, EngineOptions, Level};
+use crate::board::{Color, Position, Variant};
+use crate::search::{self, SearchLimits};
+use std::time::Duration;
+
+/// Limits of one `go`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum depth in plies.
+    pub depth: Option<u32>,
+    /// Maximum nodes.
+    pub nodes: Option<u64>,
+    /// Exact time for this move.
+    pub movetime: Option<Duration>,
+    /// Black's clock.
+    pub btime: Option<Duration>,
+    /// White's clock.
+    pub wtime: Option<Duration>,
+    /// Black's increment.
+    pub binc: Option<Duration>,
+    /// White's increment.
+    pub winc: Option<Duration>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Search until `stop`.
+    pub infinite: bool,
+    /// Search on the opponent's time until `ponderhit` or `stop`.
+    pub ponder: bool,
+    /// Emit the search tree as trace events, at most this many nodes.
+    pub trace: Option<u64>,
+}
+
+impl Limits {
+    /// Whether any limit is given (else the level's default think time applies).
+    #[must_use]
+    pub fn has_limit(&self) -> bool {
+        self.depth.is_some()
+            || self.nodes.is_some()
+            || self.movetime.is_some()
+            || self.wtime.is_some()
+            || self.btime.is_some()
+            || self.infinite
+            || self.ponder
+    }
+}
+
+impl EngineOptions {
+    /// Turns protocol limits into search limits for the side to move.
+    pub(super) fn search_limits(&self, limits: &Limits, pos: &Position) -> SearchLimits {
+        let mut sl = SearchLimits {
+            depth: limits.depth,
+            nodes: limits.nodes,
+            noise: self.level.noise(),
+            seed: if self.level.noise() > 0 {
+                rand_seed()
+            } else {
+                0
+            },
+            trace: limits.trace,
+            threads: self.threads,
+            weights: self.weights,
+            mini_table: if pos.variant() == Variant::Mini
+                && self.level == Level::Max
+                && self.mini_table
+            {
+                mini_table()
+            } else {
+                None
+            },
+            ..Default::default()
+        };
+        if let Some(d) = self.level.max_depth() {
+            sl.depth = Some(sl.depth.map_or(d, |x| x.min(d)));
+        }
+        if let Some(mt) = limits.movetime {
+            let hard = mt
+                .saturating_sub(Duration::from_millis(3))
+                .max(Duration::from_millis(1));
+            sl.hard_time = Some(hard);
+            sl.soft_time = Some(hard);
+        } else {
+            let (left, inc) = match pos.turn() {
+                Color::Black => (limits.btime, limits.binc),
+                Color::White => (limits.wtime, limits.winc),
+            };
+            if let Some(left) = left {
+                let (soft, hard) =
+                    search::clock_budget(left, inc.unwrap_or_default(), limits.movestogo);
+                sl.soft_time = Some(soft);
+                sl.hard_time = Some(hard);
+            } else if !limits.has_limit() {
+                let mt = self.level.default_movetime();
+                sl.hard_time = Some(mt);
+                sl.soft_time = Some(mt);
+            }
+        }
+        sl
+    }
+}
+
+/// A seed that differs from process to process (for the weaker levels' noise).
+fn rand_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0x5eed);
+    h.finish()
+}

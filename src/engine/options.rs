@@ -1,0 +1,194 @@
+//! The engine's options: their typed values, their names and ranges for the
+//! handshake, and the errors of setting one.
+
+use super::Level;
+use crate::eval::EnglishWeights;
+
+/// Engine errors.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// No option with that name.
+    #[error(
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights)"
+    )]
+    UnknownOption(String),
+    /// A value the option does not take.
+    #[error("bad value '{value}' for option {name}: expected {expected}")]
+    BadValue {
+        /// The option.
+        name: String,
+        /// What was given.
+        value: String,
+        /// What is accepted.
+        expected: String,
+    },
+}
+
+/// The type and range of an option, for the handshake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A boolean.
+    Check {
+        /// Default value.
+        default: bool,
+    },
+    /// An integer in a range.
+    Spin {
+        /// Default value.
+        default: i64,
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// Free text (empty by default).
+    Text {
+        /// Default value.
+        default: &'static str,
+    },
+    /// One of a list of words.
+    Combo {
+        /// Default value.
+        default: &'static str,
+        /// Allowed values.
+        values: Vec<&'static str>,
+    },
+}
+
+/// An option the engine accepts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The option's name.
+    pub name: &'static str,
+    /// Its type, default and range.
+    pub kind: OptionKind,
+}
+
+/// Largest transposition table, in MiB.
+pub const MAX_HASH_MIB: i64 = 4096;
+/// Most search threads.
+pub const MAX_THREADS: i64 = 64;
+
+/// Default transposition table size in MiB.
+pub const DEFAULT_HASH_MIB: usize = 16;
+
+/// Every option of an engine, typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// Strength.
+    pub level: Level,
+    /// Transposition table size in MiB.
+    pub hash_mib: usize,
+    /// Search threads.
+    pub threads: usize,
+    /// Whether the client may ask for pondering.
+    pub ponder: bool,
+    /// Use the exact mini-checkers table at level max.
+    pub mini_table: bool,
+    /// English evaluation weights.
+    pub weights: EnglishWeights,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            level: Level::Max,
+            hash_mib: DEFAULT_HASH_MIB,
+            threads: 1,
+            ponder: false,
+            mini_table: true,
+            weights: EnglishWeights::default(),
+        }
+    }
+}
+
+impl EngineOptions {
+    /// The options and their ranges.
+    #[must_use]
+    pub fn specs() -> Vec<OptionSpec> {
+        vec![
+            OptionSpec {
+                name: "Level",
+                kind: OptionKind::Combo {
+                    default: "max",
+                    values: Level::ALL.iter().map(|l| l.name()).collect(),
+                },
+            },
+            OptionSpec {
+                name: "Hash",
+                kind: OptionKind::Spin {
+                    default: DEFAULT_HASH_MIB as i64,
+                    min: 1,
+                    max: MAX_HASH_MIB,
+                },
+            },
+            OptionSpec {
+                name: "Threads",
+                kind: OptionKind::Spin {
+                    default: 1,
+                    min: 1,
+                    max: MAX_THREADS,
+                },
+            },
+            OptionSpec {
+                name: "Ponder",
+                kind: OptionKind::Check { default: false },
+            },
+            OptionSpec {
+                name: "MiniTable",
+                kind: OptionKind::Check { default: true },
+            },
+            OptionSpec {
+                name: "EvalWeights",
+                kind: OptionKind::Text { default: "" },
+            },
+        ]
+    }
+
+    /// Sets an option by name (case-insensitive).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let bad = |expected: String| EngineError::BadValue {
+            name: name.to_string(),
+            value: value.to_string(),
+            expected,
+        };
+        let spin = |min: i64, max: i64| -> Result<i64, EngineError> {
+            value
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|v| (min..=max).contains(v))
+                .ok_or_else(|| bad(format!("an integer from {min} to {max}")))
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "level" => self.level = value.parse()?,
+            "hash" => {
+                let mib = spin(1, MAX_HASH_MIB)? as usize;
+                self.hash_mib = mib;
+            }
+            "threads" => self.threads = spin(1, MAX_THREADS)? as usize,
+            "ponder" => {
+                self.ponder = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
+            }
+            "evalweights" => {
+                self.weights = crate::eval::EnglishWeights::parse(value)
+                    .map_err(|e| bad(format!("comma-separated name=value pairs: {}", e.reason)))?
+            }
+            "minitable" => {
+                self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
+            }
+            _ => return Err(EngineError::UnknownOption(name.to_string())),
+        }
+        Ok(())
+    }
+}
+
+/// Reads a check option's value (`true`/`on`/`1`/`yes` or `false`/`off`/`0`/`no`).
+#[must_use]
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Some(true),
+        "false" | "off" | "0" | "no" => Some(false),
+        _ => None,
+    }
+}

@@ -1,0 +1,415 @@
+//! `HubSession`: one Hub client's options, position, level and search, turning
+//! input lines and search events into output lines.
+
+use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
+use super::{Flow, Input, MAX_LINE};
+use crate::board::{Game, Position, Variant};
+use crate::engine::{Engine, Event, Info, Level, Limits, Score, SearchHandle};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::time::Duration;
+
+/// The search in progress and what `done` needs to write its moves.
+pub(super) struct Running {
+    pub(super) handle: SearchHandle,
+    pub(super) position: Position,
+    /// `go ponder` or `go analyze`, or a `level infinite`: ends only on `stop`.
+    pub(super) open_ended: bool,
+}
+
+/// One Hub session: options, the position, the search level, the running search.
+/// It turns input lines and search events into output lines.
+pub struct HubSession {
+    pub(super) engine: Engine,
+    pub(super) variant: Variant,
+    /// The game from the last `pos`, or why that `pos` was rejected.
+    pub(super) game: Result<Game, String>,
+    pub(super) level: Limits,
+    pub(super) running: Option<Running>,
+    /// Input has ended: quit once the running search has reported.
+    pub(super) closing: bool,
+    /// A tick found the search thread finished without its `done` queued.
+    pub(super) finished_seen: bool,
+    pub(super) events: SyncSender<Input>,
+}
+
+fn secs(s: &str) -> Option<Duration> {
+    let v: f64 = s.trim().parse().ok()?;
+    if !v.is_finite() || v < 0.0 {
+        return None;
+    }
+    Duration::try_from_secs_f64(v.min(1e9)).ok()
+}
+
+/// A score in men, as Hub prints it.
+#[must_use]
+pub fn format_score(score: Score) -> String {
+    match score {
+        Score::Eval(cm) => format!("{:.2}", f64::from(cm) / 100.0),
+        Score::Win(p) => format!("{:.2}", 100.0 - f64::from(p.min(9000)) / 100.0),
+        Score::Loss(p) => format!("{:.2}", -100.0 + f64::from(p.min(9000)) / 100.0),
+    }
+}
+
+impl HubSession {
+    /// A session whose searches report into `events` (the same channel that
+    /// carries the input lines).
+    #[must_use]
+    pub fn new(events: SyncSender<Input>) -> HubSession {
+        HubSession {
+            engine: Engine::new(),
+            variant: Variant::English,
+            game: Ok(Game::new(Variant::English)),
+            level: Limits::default(),
+            running: None,
+            closing: false,
+            finished_seen: false,
+            events,
+        }
+    }
+
+    /// Whether a search is running.
+    #[must_use]
+    pub fn is_searching(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Handles one input.
+    pub fn handle(&mut self, input: Input, out: &mut Vec<String>) -> Flow {
+        match input {
+            Input::Line(l) => self.handle_line(&l, out),
+            Input::TooLong => {
+                out.push(error(&format!("line longer than {MAX_LINE} bytes ignored")));
+                Flow::Continue
+            }
+            Input::Closed => {
+                // a limited search still finishes and its `done` is written
+                if self.running.as_ref().is_some_and(|r| r.open_ended) {
+                    self.stop();
+                }
+                self.closing = true;
+                self.flow()
+            }
+            Input::Search(ev) => {
+                self.handle_event(ev, out);
+                self.flow()
+            }
+            Input::Tick => {
+                self.tick(out);
+                self.flow()
+            }
+        }
+    }
+
+    /// A search thread that ended without its final event (it can't be
+    /// spawned, or it panicked) still gets a `done`: a tick finds the thread
+    /// finished, and when the next tick (the channel having been drained in
+    /// between) finds the search still unanswered, the first legal move is sent.
+    pub(super) fn tick(&mut self, out: &mut Vec<String>) {
+        let Some(run) = &self.running else {
+            self.finished_seen = false;
+            return;
+        };
+        if !run.handle.is_finished() {
+            self.finished_seen = false;
+            return;
+        }
+        if !self.finished_seen {
+            self.finished_seen = true;
+            return;
+        }
+        let mv = run.position.legal_moves().first().copied();
+        out.push(error("the search ended without a move"));
+        self.handle_event(Event::BestMove { mv, ponder: None }, out);
+    }
+
+    fn flow(&self) -> Flow {
+        if self.closing && self.running.is_none() {
+            Flow::Quit
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Asks the running search, if any, to stop (it still reports its move).
+    pub fn stop(&self) {
+        if let Some(r) = &self.running {
+            r.handle.stop();
+        }
+    }
+
+    /// Handles one command line.
+    pub fn handle_line(&mut self, line: &str, out: &mut Vec<String>) -> Flow {
+        let line = match parse_line(line) {
+            Ok(l) => l,
+            Err(wire::ParseHubLineError::Empty) => return Flow::Continue,
+            Err(e) => {
+                out.push(error(&e.to_string()));
+                return Flow::Continue;
+            }
+        };
+        match line.command.as_str() {
+            "hub" => self.hello(out),
+            "init" => out.push("ready".into()),
+            "ping" => out.push("pong".into()),
+            "set-param" => self.set_param(&line, out),
+            // the table is shared with a running search: clear it only when idle
+            "new-game" if self.running.is_none() => self.engine.new_game(),
+            "pos" => self.pos(&line, out),
+            "level" => self.set_level(&line, out),
+            "go" => self.go(&line, out),
+            "stop" => self.stop(),
+            "ponder-hit" => {
+                if let Some(r) = &self.running {
+                    r.handle.ponderhit();
+                }
+            }
+            "quit" => {
+                self.stop();
+                return Flow::Quit;
+            }
+            // the protocol asks engines to ignore what they don't know
+            _ => {}
+        }
+        Flow::Continue
+    }
+
+    fn hello(&self, out: &mut Vec<String>) {
+        out.push(format!(
+            "id name=kingme version={} author={}",
+            quote(env!("CARGO_PKG_VERSION")),
+            quote("the kingme authors")
+        ));
+        let variants: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        out.push(format!(
+            "param name=variant value={} type=enum values={}",
+            self.variant.name(),
+            quote(&variants.join(" "))
+        ));
+        let levels: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        out.push(format!(
+            "param name=level value={} type=enum values={}",
+            self.engine.level().name(),
+            quote(&levels.join(" "))
+        ));
+        out.push(format!(
+            "param name=hash value={} type=int min=1 max={}",
+            self.engine.hash_mib(),
+            crate::engine::MAX_HASH_MIB
+        ));
+        out.push(format!(
+            "param name=threads value={} type=int min=1 max={}",
+            self.engine.threads(),
+            crate::engine::MAX_THREADS
+        ));
+        out.push("wait".into());
+    }
+
+    fn set_param(&mut self, line: &HubLine, out: &mut Vec<String>) {
+        let (Some(name), Some(value)) = (line.value("name"), line.value("value")) else {
+            out.push(error("set-param needs name=.. and value=.."));
+            return;
+        };
+        if name.eq_ignore_ascii_case("variant") {
+            match value.parse::<Variant>() {
+                Ok(v) => {
+                    self.variant = v;
+                    self.game = Ok(Game::new(v));
+                }
+                Err(e) => out.push(error(&e.to_string())),
+            }
+            return;
+        }
+        if let Err(e) = self.engine.set_option(name, value) {
+            out.push(error(&e.to_string()));
+        }
+    }
+
+    fn pos(&mut self, line: &HubLine, out: &mut Vec<String>) {
+        self.game = self.read_game(line);
+        if let Err(e) = &self.game {
+            out.push(error(e));
+        }
+    }
+
+    fn read_game(&self, line: &HubLine) -> Result<Game, String> {
+        let start = match line.value("pos") {
+            Some(p) => parse_position(self.variant, p).map_err(|e| e.to_string())?,
+            None => Position::startpos(self.variant),
+        };
+        let mut game = Game::from_position(start);
+        for text in line.value("moves").unwrap_or("").split_whitespace() {
+            let m = parse_move(game.position(), text)
+                .map_err(|e| format!("pos: move {} of moves=: {e}", game.moves().len() + 1))?;
+            game.play_unchecked(m);
+        }
+        Ok(game)
+    }
+
+    fn set_level(&mut self, line: &HubLine, out: &mut Vec<String>) {
+        let mut l = Limits::default();
+        // `time` may be a little negative: pydraughts sends the clock minus the increment
+        let mut clock: Option<(f64, Duration)> = None;
+        for (name, value) in &line.args {
+            let v = value.as_deref().unwrap_or("");
+            let bad = || error(&format!("level: bad value '{v}' for {name}"));
+            match name.as_str() {
+                "depth" => match v.parse::<u32>() {
+                    Ok(d) if d >= 1 => l.depth = Some(d.min(crate::search::MAX_PLY as u32)),
+                    _ => return out.push(bad()),
+                },
+                "nodes" => match v.parse::<u64>() {
+                    Ok(n) if n >= 1 => l.nodes = Some(n),
+                    _ => return out.push(bad()),
+                },
+                "move-time" => match secs(v) {
+                    Some(t) => l.movetime = Some(t.max(Duration::from_millis(1))),
+                    None => return out.push(bad()),
+                },
+                "time" => match v.trim().parse::<f64>() {
+                    Ok(t) if t.is_finite() && t.abs() < 1e9 => {
+                        clock = Some((t, clock.map_or(Duration::ZERO, |c| c.1)));
+                    }
+                    _ => return out.push(bad()),
+                },
+                "inc" => match secs(v) {
+                    Some(i) => clock = Some((clock.map_or(0.0, |c| c.0), i)),
+                    None => return out.push(bad()),
+                },
+                "moves" => match v.parse::<u32>() {
+                    Ok(n) if n >= 1 => l.movestogo = Some(n),
+                    _ => return out.push(bad()),
+                },
+                "infinite" => l.infinite = true,
+                _ => {}
+            }
+        }
+        if let Some((time, inc)) = clock {
+            // Hub's `time` leaves out the increment this move earns
+            let left = Duration::try_from_secs_f64((time + inc.as_secs_f64()).max(0.0))
+                .unwrap_or_default();
+            l.btime = Some(left);
+            l.wtime = Some(left);
+            l.binc = Some(inc);
+            l.winc = Some(inc);
+        } else {
+            l.movestogo = None;
+        }
+        self.level = l;
+    }
+
+    fn go(&mut self, line: &HubLine, out: &mut Vec<String>) {
+        if self.running.is_some() {
+            out.push(error("go: a search is already running"));
+            return;
+        }
+        let game = match &self.game {
+            Ok(g) => g.clone(),
+            Err(e) => {
+                out.push(error(&format!("go: no position ({e})")));
+                out.push("done move=0-0".into());
+                return;
+            }
+        };
+        let mut limits = self.level.clone();
+        if line.has("ponder") {
+            limits.ponder = true;
+        } else if line.has("analyze") {
+            limits.infinite = true;
+        }
+        let open_ended = limits.ponder || limits.infinite;
+        let tx = self.events.clone();
+        let handle = self.engine.go(
+            &game,
+            limits,
+            Box::new(move |ev| match ev {
+                Event::BestMove { .. } => {
+                    let _ = tx.send(Input::Search(ev));
+                }
+                Event::Info(_) => match tx.try_send(Input::Search(ev)) {
+                    Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
+                },
+                Event::Trace(_) => {}
+            }),
+        );
+        self.finished_seen = false;
+        self.running = Some(Running {
+            handle,
+            position: *game.position(),
+            open_ended,
+        });
+    }
+
+    /// Handles an event of the running search.
+    pub fn handle_event(&mut self, ev: Event, out: &mut Vec<String>) {
+        let Some(run) = &self.running else {
+            return;
+        };
+        match ev {
+            Event::Info(info) => out.push(info_line(&run.position, &info)),
+            Event::BestMove { mv, ponder } => {
+                let pos = run.position;
+                let mut line = match mv.filter(|&m| pos.is_legal(m)) {
+                    Some(m) => {
+                        let mut s = format!("done move={}", format_move(m));
+                        let next = pos.after(m);
+                        if let Some(p) = ponder.filter(|&p| next.is_legal(p)) {
+                            s.push_str(&format!(" ponder={}", format_move(p)));
+                        }
+                        s
+                    }
+                    None => "done move=0-0".to_string(),
+                };
+                line.shrink_to_fit();
+                out.push(line);
+                // the search thread has sent its last event: joining is immediate
+                self.running = None;
+            }
+            Event::Trace(_) => {}
+        }
+    }
+
+    /// Stops the running search and waits for its final event, reading (and
+    /// dropping) whatever else arrives on `rx` meanwhile.
+    pub fn shutdown(&mut self, rx: &Receiver<Input>) {
+        if self.running.is_none() {
+            return;
+        }
+        self.stop();
+        while let Ok(input) = rx.recv_timeout(Duration::from_secs(5)) {
+            if let Input::Search(Event::BestMove { .. }) = input {
+                break;
+            }
+        }
+        self.running = None;
+    }
+}
+
+fn error(message: &str) -> String {
+    format!("error message={}", quote(message))
+}
+
+/// An `info` line: every token `name=value`, the PV quoted, in Hub move text.
+fn info_line(root: &Position, info: &Info) -> String {
+    let mut pos = *root;
+    let mut pv = Vec::new();
+    for &m in &info.pv {
+        if !pos.is_legal(m) {
+            break;
+        }
+        pv.push(format_move(m));
+        pos = pos.after(m);
+    }
+    format!(
+        "info depth={} score={} nodes={} time={:.3} nps={} pv={}",
+        info.depth,
+        format_score(info.score),
+        info.nodes,
+        info.time.as_secs_f64(),
+        info.nps,
+        quote_always(&pv.join(" "))
+    )
+}
+
+fn quote_always(v: &str) -> String {
+    format!("\"{}\"", v.replace('"', "'"))
+}

@@ -1,0 +1,318 @@
+//! Unit tests of the Hub session.
+
+use super::session::Running;
+use super::wire::{parse_line, parse_move};
+use super::*;
+use crate::board::{Game, Position, Variant};
+use crate::engine::{Limits, Score};
+use std::sync::mpsc::{sync_channel, Receiver};
+
+struct Harness {
+    session: HubSession,
+    rx: Receiver<Input>,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let (tx, rx) = sync_channel(256);
+        Harness {
+            session: HubSession::new(tx),
+            rx,
+        }
+    }
+
+    fn send(&mut self, line: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.session.handle_line(line, &mut out);
+        out
+    }
+
+    /// Feeds search events until `done`; returns every line written.
+    fn until_done(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        while self.session.is_searching() {
+            let ev = self.rx.recv_timeout(Duration::from_secs(30)).unwrap();
+            self.session.handle(ev, &mut out);
+        }
+        out
+    }
+}
+
+fn tokens_ok(line: &str) {
+    // pydraughts splits id, param and info lines on blanks outside quotes and
+    // needs exactly one '=' per token (error lines only need to parse)
+    let l = parse_line(line).unwrap();
+    if l.command == "error" {
+        assert!(l.value("message").is_some(), "{line}");
+        return;
+    }
+    for (name, value) in &l.args {
+        assert!(value.is_some(), "{line}: token {name} has no value");
+        assert!(!value.as_ref().unwrap().contains('='), "{line}");
+    }
+}
+
+#[test]
+fn handshake() {
+    let mut h = Harness::new();
+    let out = h.send("hub");
+    assert!(out[0].starts_with("id name=kingme version="));
+    assert_eq!(out.last().unwrap(), "wait");
+    assert!(out.contains(
+        &"param name=variant value=english type=enum values=\"english mini\"".to_string()
+    ));
+    for l in &out[..out.len() - 1] {
+        tokens_ok(l);
+    }
+    assert!(h.send("set-param name=variant value=english").is_empty());
+    assert!(h.send("set-param name=level value=easy").is_empty());
+    assert!(h.send("set-param name=hash value=2").is_empty());
+    assert_eq!(h.send("init"), ["ready"]);
+    assert_eq!(h.send("ping"), ["pong"]);
+    assert!(h.send("frobnicate now=1").is_empty());
+    assert!(h.send("").is_empty());
+}
+
+#[test]
+fn bad_params_are_errors() {
+    let mut h = Harness::new();
+    for bad in [
+        "set-param name=variant value=international",
+        "set-param name=level value=godlike",
+        "set-param name=hash value=0",
+        "set-param name=colour value=red",
+        "set-param name=hash",
+        "set-param name=\"unterminated",
+    ] {
+        let out = h.send(bad);
+        assert_eq!(out.len(), 1, "{bad}");
+        assert!(out[0].starts_with("error message="), "{bad}: {out:?}");
+        tokens_ok(&out[0]);
+    }
+}
+
+#[test]
+fn plays_from_a_pydraughts_pos() {
+    let mut h = Harness::new();
+    h.send("set-param name=level value=easy");
+    h.send("pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves=\"11-15 23-19\"");
+    h.send("level move-time=0.05");
+    assert!(h.send("go think").is_empty());
+    let out = h.until_done();
+    let done = out.last().unwrap();
+    assert!(done.starts_with("done move="), "{out:?}");
+    for l in &out {
+        tokens_ok(l);
+    }
+    let mv = parse_line(done).unwrap().value("move").unwrap().to_string();
+    let mut g = Game::new(Variant::English);
+    g.play_text("11-15").unwrap();
+    g.play_text("23-19").unwrap();
+    assert!(parse_move(g.position(), &mv).is_ok(), "{mv}");
+    assert!(out.iter().any(|l| l.starts_with("info depth=")));
+}
+
+#[test]
+fn captures_in_moves_use_hub_notation() {
+    let mut h = Harness::new();
+    h.send("set-param name=level value=easy");
+    // 11-15 24-19 15x24 (black takes 19, lands on 24): hub writes 15x24x19
+    let out = h.send("pos moves=\"11-15 24-19 15x24x19\"");
+    assert!(out.is_empty(), "{out:?}");
+    h.send("level depth=3");
+    h.send("go think");
+    let out = h.until_done();
+    // white must recapture: 28x19x24 or 27x20x24
+    let done = out.last().unwrap();
+    assert!(
+        done.starts_with("done move=28x19x24") || done.starts_with("done move=27x20x24"),
+        "{done}"
+    );
+}
+
+#[test]
+fn bad_pos_then_go_still_answers() {
+    let mut h = Harness::new();
+    for bad in [
+        "pos pos=Xbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww",
+        "pos pos=Wbbb",
+        "pos moves=\"11-15 11-15\"",
+        "pos moves=\"9-99\"",
+    ] {
+        let out = h.send(bad);
+        assert!(out[0].starts_with("error message="), "{bad}: {out:?}");
+        tokens_ok(&out[0]);
+    }
+    let out = h.send("go think");
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[1], "done move=0-0");
+    assert!(!h.session.is_searching());
+}
+
+#[test]
+fn bad_levels_are_errors_and_keep_the_old_level() {
+    let mut h = Harness::new();
+    for bad in [
+        "level move-time=-1",
+        "level move-time=nan",
+        "level time=inf",
+        "level depth=0",
+        "level nodes=x",
+        "level time=1e400",
+    ] {
+        let out = h.send(bad);
+        assert_eq!(out.len(), 1, "{bad}");
+    }
+    assert!(h.send("level time=0.5 inc=0.1 moves=20").is_empty());
+    assert_eq!(h.session.level.btime, Some(Duration::from_millis(600)));
+    assert_eq!(h.session.level.movestogo, Some(20));
+    // pydraughts subtracts the increment first: a short clock goes negative
+    assert!(h.send("level time=-0.02 inc=0.05").is_empty());
+    assert_eq!(h.session.level.wtime, Some(Duration::from_millis(30)));
+    assert!(h.send("level time=-5 inc=1").is_empty());
+    assert_eq!(h.session.level.wtime, Some(Duration::ZERO));
+}
+
+#[test]
+fn analyze_runs_until_stop_and_ping_answers_meanwhile() {
+    let mut h = Harness::new();
+    h.send("set-param name=level value=easy");
+    h.send("pos");
+    h.send("go analyze");
+    assert!(h.session.is_searching());
+    assert_eq!(
+        h.send("go think")[0],
+        "error message=\"go: a search is already running\""
+    );
+    assert_eq!(h.send("ping"), ["pong"]);
+    std::thread::sleep(Duration::from_millis(30));
+    assert!(h.session.is_searching());
+    h.send("stop");
+    let out = h.until_done();
+    assert!(out.last().unwrap().starts_with("done move="));
+}
+
+#[test]
+fn ponder_then_ponder_hit() {
+    let mut h = Harness::new();
+    h.send("set-param name=level value=easy");
+    h.send("pos moves=\"11-15\"");
+    h.send("level move-time=0.02");
+    h.send("go ponder");
+    std::thread::sleep(Duration::from_millis(30));
+    assert!(h.session.is_searching());
+    h.send("ponder-hit");
+    let out = h.until_done();
+    assert!(out.last().unwrap().starts_with("done move="));
+}
+
+#[test]
+fn no_legal_move_gives_null_move() {
+    let mut h = Harness::new();
+    // white to move with no pieces: all 32 characters empty except black men
+    let pos = format!("B{}", "e".repeat(31) + "w");
+    assert!(h.send(&format!("pos pos={pos}")).is_empty());
+    h.send("go think");
+    assert_eq!(h.until_done().last().unwrap(), "done move=0-0");
+}
+
+#[test]
+fn mini_variant() {
+    let mut h = Harness::new();
+    h.send("set-param name=variant value=mini");
+    h.send("set-param name=level value=easy");
+    h.send("pos start");
+    h.send("level depth=2");
+    h.send("go think");
+    let out = h.until_done();
+    let done = out.last().unwrap();
+    let mv = parse_line(done).unwrap().value("move").unwrap().to_string();
+    assert!(parse_move(&Position::startpos(Variant::Mini), &mv).is_ok());
+}
+
+#[test]
+fn a_search_that_dies_silently_still_gets_done() {
+    let mut h = Harness::new();
+    let game = Game::new(Variant::English);
+    let limits = Limits {
+        depth: Some(1),
+        ..Limits::default()
+    };
+    // a search whose events never reach the session, as if its thread panicked
+    let handle = h.session.engine.go(&game, limits, Box::new(|_| {}));
+    h.session.running = Some(Running {
+        handle,
+        position: *game.position(),
+        open_ended: false,
+    });
+    let mut out = Vec::new();
+    for _ in 0..100 {
+        if !h.session.is_searching() {
+            break;
+        }
+        h.session.handle(Input::Tick, &mut out);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!h.session.is_searching());
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out[0].starts_with("error message="));
+    assert!(out[1].starts_with("done move="));
+    let mv = parse_line(&out[1])
+        .unwrap()
+        .value("move")
+        .unwrap()
+        .to_string();
+    assert!(parse_move(game.position(), &mv).is_ok());
+}
+
+#[test]
+fn ticks_leave_a_live_search_alone() {
+    let mut h = Harness::new();
+    h.send("pos");
+    h.send("go analyze");
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        h.session.handle(Input::Tick, &mut out);
+    }
+    assert!(out.is_empty() && h.session.is_searching());
+    h.send("stop");
+    assert!(h.until_done().last().unwrap().starts_with("done move="));
+}
+
+#[test]
+fn scores_in_men() {
+    assert_eq!(format_score(Score::Eval(35)), "0.35");
+    assert_eq!(format_score(Score::Eval(-120)), "-1.20");
+    assert_eq!(format_score(Score::Win(5)), "99.95");
+    assert_eq!(format_score(Score::Loss(4)), "-99.96");
+}
+
+#[test]
+fn serve_reads_lines_and_quits_on_eof() {
+    let input = b"hub\ninit\nping\npos\nlevel depth=1\ngo think\n".to_vec();
+    let (tx, rx) = sync_channel(256);
+    let t2 = tx.clone();
+    let reader = std::thread::spawn(move || read_input(&input[..], &t2));
+    let mut out = Vec::new();
+    serve(tx, &rx, &mut out).unwrap();
+    reader.join().unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("\nready\npong\n"), "{text}");
+    // at EOF the limited search still finishes and reports
+    assert!(text.contains("\ndone move="), "{text}");
+}
+
+#[test]
+fn overlong_lines_are_skipped() {
+    let mut input = vec![b'x'; MAX_LINE + 10];
+    input.extend_from_slice(b"\nping\n");
+    let (tx, rx) = sync_channel(256);
+    let t2 = tx.clone();
+    let reader = std::thread::spawn(move || read_input(&input[..], &t2));
+    let mut out = Vec::new();
+    serve(tx, &rx, &mut out).unwrap();
+    reader.join().unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("error message="), "{text}");
+    assert!(text.ends_with("pong\n"), "{text}");
+}

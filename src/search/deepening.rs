@@ -1,0 +1,157 @@
+//! Iterative deepening at the root: depth after depth on the main thread,
+//! helper threads sharing the table (lazy SMP), the last complete iteration
+//! kept when a limit ends the search.
+
+use super::node::{Shared, Worker};
+use super::stats::Stats;
+use super::tt::TranspositionTable;
+use super::{Control, History, Iteration, Score, SearchLimits, SearchReport, SearchResult};
+use super::{INF, MAX_PLY, WIN, WIN_BOUND};
+use crate::board::{Move, Position, Rules, Variant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+fn run_root<R: Rules>(
+    root: &Position,
+    hist: &History,
+    limits: &SearchLimits,
+    tt: &TranspositionTable,
+    control: &Control,
+    report: &mut dyn SearchReport,
+) -> SearchResult {
+    let start = Instant::now();
+    let sh = Shared {
+        tt,
+        control,
+        start,
+        limits,
+        total_nodes: AtomicU64::new(0),
+    };
+    let mut root_moves = root.legal_moves();
+    if root_moves.is_empty() {
+        return SearchResult {
+            best: None,
+            ponder: None,
+            last: None,
+            stats: Stats::default(),
+            time: start.elapsed(),
+        };
+    }
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 10)
+        .clamp(1, MAX_PLY as u32 - 10);
+    let threads = limits.threads.max(1);
+    let helper_stats = std::sync::Mutex::new(Stats::default());
+    let tracing = limits.trace.is_some_and(|t| t > 0);
+    let mut result = SearchResult {
+        best: Some(root_moves[0]),
+        ponder: None,
+        last: None,
+        stats: Stats::default(),
+        time: Duration::ZERO,
+    };
+    std::thread::scope(|scope| {
+        for t in 1..threads {
+            let sh = &sh;
+            let helper_stats = &helper_stats;
+            let _ = std::thread::Builder::new()
+                .name(format!("kingme-helper-{t}"))
+                .spawn_scoped(scope, move || {
+                    let mut w = Worker::new(sh, false, root, hist, None);
+                    let mut d = 1 + (t as i32 % 2);
+                    while !w.stopped && d <= max_depth as i32 {
+                        w.search::<R, false>(root, d, -INF, INF, 0, hist.quiet, None);
+                        d += 1;
+                    }
+                    w.poll();
+                    if let Ok(mut s) = helper_stats.lock() {
+                        s.add(&w.stats);
+                    }
+                });
+        }
+        let mut w = Worker::new(&sh, true, root, hist, Some(report));
+        for depth in 1..=max_depth {
+            let score = if tracing {
+                w.search::<R, true>(root, depth as i32, -INF, INF, 0, hist.quiet, None)
+            } else {
+                w.search::<R, false>(root, depth as i32, -INF, INF, 0, hist.quiet, None)
+            };
+            if w.stopped {
+                break;
+            }
+            w.poll();
+            let pv: Vec<Move> = w.pv[0][..w.pv_len[0]].to_vec();
+            if let Some(&b) = pv.first() {
+                result.best = Some(b);
+                result.ponder = pv.get(1).copied();
+                // keep the best move first for the next iteration's fallback
+                if let Some(i) = root_moves.iter().position(|m| *m == b) {
+                    root_moves.swap(0, i);
+                }
+            }
+            let mut stats = w.stats;
+            stats.nodes = sh.total_nodes.load(Ordering::Relaxed);
+            let it = Iteration {
+                depth,
+                score: Score::from_internal(score),
+                stats,
+                time: start.elapsed(),
+                pv,
+            };
+            if let Some(r) = w.report.as_deref_mut() {
+                r.iteration(&it);
+            }
+            result.last = Some(it);
+            let decided = limits.mini_table.is_some()
+                || (score.abs() >= WIN_BOUND && (WIN - score.abs()) as u32 <= depth);
+            if decided && !control.hold.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Some(soft) = limits.soft_time {
+                if !control.hold.load(Ordering::Relaxed) && sh.clock_elapsed() >= soft {
+                    break;
+                }
+            }
+            if root_moves.len() == 1
+                && !control.hold.load(Ordering::Relaxed)
+                && limits.depth.is_none()
+                && depth >= 2
+            {
+                break;
+            }
+        }
+        // ponder / infinite: hold the answer until released
+        while control.hold.load(Ordering::Relaxed) && !control.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        control.stop.store(true, Ordering::Relaxed);
+        w.poll();
+        result.stats = w.stats;
+    });
+    if let Ok(h) = helper_stats.lock() {
+        let mut s = result.stats;
+        s.add(&h);
+        result.stats = s;
+    }
+    result.time = start.elapsed();
+    result
+}
+
+/// Searches `root` (with the game `hist`) within `limits`, reporting iterations to
+/// `report`; returns when a limit is reached or `control.stop` is set.
+pub fn search(
+    root: &Position,
+    hist: &History,
+    limits: &SearchLimits,
+    tt: &TranspositionTable,
+    control: &Control,
+    report: &mut dyn SearchReport,
+) -> SearchResult {
+    match root.variant() {
+        Variant::English => {
+            run_root::<crate::board::English>(root, hist, limits, tt, control, report)
+        }
+        Variant::Mini => run_root::<crate::board::Mini>(root, hist, limits, tt, control, report),
+    }
+}

@@ -1,0 +1,349 @@
+//! The alpha-beta node: principal variation search with late-move
+//! reductions, the transposition table, repetition and forty-move draws,
+//! exact mini-checkers values, capture resolution at the leaves.
+
+use super::stats::Stats;
+use super::tt::{Bound, Entry, TranspositionTable};
+use super::{
+    Control, History, SearchLimits, SearchReport, TraceNode, INF, MAX_PLY, WIN, WIN_BOUND,
+};
+use crate::board::movegen;
+use crate::board::{Color, Move, MoveList, Position, Rules};
+use crate::eval;
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+/// What every thread of one search shares.
+pub(super) struct Shared<'a> {
+    pub(super) tt: &'a TranspositionTable,
+    pub(super) control: &'a Control,
+    pub(super) start: Instant,
+    pub(super) limits: &'a SearchLimits,
+    pub(super) total_nodes: AtomicU64,
+}
+
+/// One search thread's state.
+pub(super) struct Worker<'a, 'r> {
+    pub(super) sh: &'a Shared<'a>,
+    pub(super) main: bool,
+    pub(super) stats: Stats,
+    pub(super) flushed: u64,
+    pub(super) root_side: Color,
+    pub(super) killers: [[u64; 2]; MAX_PLY],
+    pub(super) history: Box<[[i32; 1024]; 2]>,
+    pub(super) path: Vec<u64>,
+    pub(super) pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
+    pub(super) pv_len: [usize; MAX_PLY],
+    pub(super) stopped: bool,
+    pub(super) trace_left: u64,
+    pub(super) report: Option<&'r mut dyn SearchReport>,
+}
+
+#[inline]
+fn to_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN_BOUND {
+        s + ply as i32
+    } else if s <= -WIN_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+#[inline]
+fn from_tt(s: i32, ply: usize) -> i32 {
+    if s >= WIN_BOUND {
+        s - ply as i32
+    } else if s <= -WIN_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+fn noise_of(hash: u64, seed: u64, amp: i32) -> i32 {
+    if amp == 0 {
+        return 0;
+    }
+    let mut z = hash ^ seed;
+    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z ^= z >> 29;
+    (z % (2 * amp as u64 + 1)) as i32 - amp
+}
+
+/// The internal score of an exact mini-checkers value found `ply` plies from the root.
+fn exact_score(v: crate::solve::GameValue, ply: usize) -> i32 {
+    use crate::solve::ValueKind;
+    let d = (ply as u32 + v.plies).min(900) as i32;
+    match v.kind {
+        ValueKind::Win => WIN - d,
+        ValueKind::Loss => -WIN + d,
+        ValueKind::Draw => 0,
+    }
+}
+
+/// Value of a finished game for the side to move (no legal moves).
+fn terminal_score<R: Rules>(pos: &Position, ply: usize) -> i32 {
+    if R::KINGS_AND_MULTI_JUMPS {
+        return -WIN + ply as i32;
+    }
+    let us = pos.pieces(pos.turn()).count();
+    let them = pos.pieces(!pos.turn()).count();
+    match us.cmp(&them) {
+        std::cmp::Ordering::Greater => WIN - ply as i32,
+        std::cmp::Ordering::Less => -WIN + ply as i32,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+impl<'a, 'r> Worker<'a, 'r> {
+    pub(super) fn new(
+        sh: &'a Shared<'a>,
+        main: bool,
+        root: &Position,
+        hist: &History,
+        report: Option<&'r mut dyn SearchReport>,
+    ) -> Self {
+        Worker {
+            sh,
+            main,
+            stats: Stats::default(),
+            flushed: 0,
+            root_side: root.turn(),
+            killers: [[u64::MAX; 2]; MAX_PLY],
+            history: Box::new([[0; 1024]; 2]),
+            path: hist.hashes.clone(),
+            pv: Box::new([[Move::PASS; MAX_PLY]; MAX_PLY]),
+            pv_len: [0; MAX_PLY],
+            stopped: false,
+            trace_left: if main {
+                sh.limits.trace.unwrap_or(0)
+            } else {
+                0
+            },
+            report,
+        }
+    }
+
+    fn is_repetition(&self, hash: u64, quiet: u32) -> bool {
+        let n = self.path.len();
+        let back = (quiet as usize).min(n);
+        let mut i = 2;
+        while i <= back {
+            if self.path[n - i] == hash {
+                return true;
+            }
+            i += 2;
+        }
+        false
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn search<R: Rules, const TRACE: bool>(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        quiet: u32,
+        came_by: Option<Move>,
+    ) -> i32 {
+        self.stats.nodes += 1;
+        if self.stats.nodes & 1023 == 0 {
+            self.poll();
+        }
+        if self.stopped {
+            return 0;
+        }
+        self.pv_len[ply] = 0;
+        if ply as u32 > self.stats.seldepth {
+            self.stats.seldepth = ply as u32;
+        }
+        let hash = pos.hash();
+        if !R::KINGS_AND_MULTI_JUMPS && ply > 0 {
+            if let Some(tb) = self.sh.limits.mini_table {
+                return exact_score(tb.value(pos), ply);
+            }
+        }
+        if ply > 0
+            && (self.is_repetition(hash, quiet)
+                || (R::KINGS_AND_MULTI_JUMPS && quiet >= crate::board::FORTY_MOVE_PLIES))
+        {
+            return 0;
+        }
+        let at_leaf = depth <= 0 || ply >= MAX_PLY - 2;
+        let alive = R::KINGS_AND_MULTI_JUMPS
+            || (pos.pieces(Color::Black).any() && pos.pieces(Color::White).any());
+        if at_leaf && alive {
+            // a quiet leaf needs no move list: evaluate at once
+            let (captures, quiets) = movegen::move_kinds::<R>(pos);
+            if (quiets && !captures) || (captures && ply >= MAX_PLY - 2) {
+                return eval::evaluate_with(pos, &self.sh.limits.weights)
+                    + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
+            }
+        }
+        let mut list = MoveList::new();
+        movegen::generate::<R>(pos, &mut list);
+        if list.is_empty() {
+            return terminal_score::<R>(pos, ply);
+        }
+        if R::KINGS_AND_MULTI_JUMPS {
+            list.dedup_effects();
+        }
+        let forcing = list[0].is_capture();
+        if ply >= MAX_PLY - 2 || (depth <= 0 && !forcing) {
+            return eval::evaluate_with(pos, &self.sh.limits.weights)
+                + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
+        }
+        let orig_alpha = alpha;
+        let mut tt_idx = 255u8;
+        if let Some(e) = self.sh.tt.probe(hash) {
+            if (e.move_index as usize) < list.len() {
+                tt_idx = e.move_index;
+            }
+            if ply > 0 && e.depth >= depth && !TRACE {
+                let s = from_tt(e.score, ply);
+                let usable = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if usable {
+                    self.stats.tt_hits += 1;
+                    return s;
+                }
+            }
+        }
+        // forced moves and captures don't consume depth
+        let new_depth = if list.len() == 1 || (depth <= 0 && forcing) {
+            depth
+        } else {
+            depth - 1
+        };
+        let mut keys = self.order(&list, tt_idx, ply, pos.turn());
+        let mut best = -INF;
+        let mut best_idx = 0usize;
+        let n = list.len();
+        let mut searched = 0;
+        for i in 0..n {
+            // selection sort step
+            let mut bi = i;
+            let mut bk = keys.get(i);
+            for j in i + 1..n {
+                let kj = keys.get(j);
+                if kj > bk {
+                    bi = j;
+                    bk = kj;
+                }
+            }
+            list.swap(i, bi);
+            keys.swap(i, bi);
+            let m = list[i];
+            let mut child = *pos;
+            child.apply::<R, true>(m);
+            // every child that generates moves probes the table (capture
+            // resolution below depth 0 too): start loading its slot now
+            self.sh.tt.prefetch(child.hash());
+            let irreversible = m.is_capture() || m.is_pass() || !pos.kings().contains(m.from());
+            let cq = if irreversible { 0 } else { quiet + 1 };
+            self.path.push(hash);
+            let score = if i == 0 {
+                -self.search::<R, TRACE>(&child, new_depth, -beta, -alpha, ply + 1, cq, Some(m))
+            } else {
+                let quietm = !m.is_capture() && (keys.get(i) >> 8) < (1 << 28) - 1;
+                let r = if !TRACE && depth >= 3 && i >= 2 && quietm && new_depth < depth {
+                    if i >= 6 && depth >= 6 {
+                        2
+                    } else {
+                        1
+                    }
+                } else {
+                    0
+                };
+                let mut s = -self.search::<R, TRACE>(
+                    &child,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    cq,
+                    Some(m),
+                );
+                if s > alpha && (r > 0 || s < beta) && !self.stopped {
+                    s = -self.search::<R, TRACE>(
+                        &child,
+                        new_depth,
+                        -beta,
+                        -alpha,
+                        ply + 1,
+                        cq,
+                        Some(m),
+                    );
+                }
+                s
+            };
+            self.path.pop();
+            searched = i + 1;
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_idx = i;
+                if score > alpha {
+                    alpha = score;
+                    self.pv[ply][0] = m;
+                    let cl = self.pv_len[ply + 1];
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply][1..=cl].copy_from_slice(&tail[0][..cl]);
+                    self.pv_len[ply] = cl + 1;
+                    if alpha >= beta {
+                        if pos.turn() == self.root_side {
+                            self.stats.prunes_max += 1;
+                        } else {
+                            self.stats.prunes_min += 1;
+                        }
+                        if !m.is_capture() && !m.is_pass() {
+                            self.reward_cutoff(m, ply, pos.turn(), depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        // the move list was reordered in place: store the index in generation order
+        let gen_idx = (255 - (keys.get(best_idx) & 0xff)) as u8;
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > orig_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.sh.tt.store(
+            hash,
+            Entry {
+                score: to_tt(best, ply),
+                depth,
+                bound,
+                move_index: gen_idx,
+            },
+        );
+        if TRACE && self.trace_left > 0 {
+            self.trace_left -= 1;
+            let node = TraceNode {
+                ply: ply as u32,
+                mv: came_by,
+                alpha: orig_alpha,
+                beta,
+                value: best,
+                pruned: list[searched..].to_vec(),
+            };
+            if let Some(r) = self.report.as_deref_mut() {
+                r.trace(node);
+            }
+        }
+        best
+    }
+}

@@ -1,0 +1,138 @@
+//! The compact map from mini positions to values: keys that fold a position
+//! with White to move onto its mirror image, and an open-addressing table.
+
+use super::GameValue;
+use crate::board::{Color, Position};
+
+/// The table key of a mini position: the men of the side to move in bits
+/// 0-17 and the other side's in bits 18-35, both seen from Black's side of the
+/// board (White's position is turned half a turn, square `i` to `17 - i`, which
+/// maps the game onto itself with the colours swapped), and bit 37 set.
+#[inline(always)]
+pub(super) fn key_of(pos: &Position) -> u64 {
+    let b = pos.pieces(Color::Black).0;
+    let w = pos.pieces(Color::White).0;
+    let (us, them) = match pos.turn() {
+        Color::Black => (b, w),
+        Color::White => (turn_board(w), turn_board(b)),
+    };
+    u64::from(us) | (u64::from(them) << 18) | (1 << 37)
+}
+
+/// Turns an 18-square mini bitboard half a turn (square `i` to `17 - i`).
+#[inline(always)]
+const fn turn_board(b: u32) -> u32 {
+    b.reverse_bits() >> 14
+}
+
+/// An open-addressing map from position keys to packed values, one `u64` a
+/// slot (`key << 16 | value`, 0 for empty), linear probing, any number of
+/// slots, at most 80% full.
+#[derive(Clone)]
+pub(super) struct Table {
+    pub(super) slots: Vec<u64>,
+    pub(super) len: usize,
+}
+
+impl Table {
+    const MIN_SLOTS: usize = 1 << 12;
+
+    pub(super) fn new() -> Table {
+        Table::with_capacity(0)
+    }
+
+    /// A table that holds `n` values without growing.
+    pub(super) fn with_capacity(n: usize) -> Table {
+        Table {
+            slots: vec![0; Self::slots_for(n)],
+            len: 0,
+        }
+    }
+
+    pub(super) fn slots_for(n: usize) -> usize {
+        (n + n / 4 + 1).max(Self::MIN_SLOTS)
+    }
+
+    #[inline(always)]
+    pub(super) fn home(&self, key: u64) -> usize {
+        let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        ((u128::from(h) * self.slots.len() as u128) >> 64) as usize
+    }
+
+    #[inline]
+    pub(super) fn get(&self, key: u64) -> Option<GameValue> {
+        let n = self.slots.len();
+        let mut i = self.home(key);
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                return None;
+            }
+            if e >> 16 == key {
+                return Some(GameValue::unpack(e as u16));
+            }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+    }
+
+    /// Asks the CPU to start loading `key`'s home slot.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = self.slots[self.home(key)..].as_ptr().cast::<i8>();
+            // SAFETY: a prefetch is only a hint that never faults, and SSE is
+            // part of every x86_64 CPU.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Inserts a key known to be absent.
+    #[inline]
+    pub(super) fn insert_new(&mut self, key: u64, v: GameValue) {
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
+            self.resize(self.slots.len() * 2);
+        }
+        self.place((key << 16) | u64::from(v.pack()));
+        self.len += 1;
+    }
+
+    #[inline]
+    pub(super) fn place(&mut self, entry: u64) {
+        let n = self.slots.len();
+        let mut i = self.home(entry >> 16);
+        while self.slots[i] != 0 {
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+        self.slots[i] = entry;
+    }
+
+    pub(super) fn resize(&mut self, slots: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![0; slots]);
+        for e in old {
+            if e != 0 {
+                self.place(e);
+            }
+        }
+    }
+
+    pub(super) fn shrink_to_fit(&mut self) {
+        let want = Self::slots_for(self.len);
+        if want < self.slots.len() {
+            self.resize(want);
+        }
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<u64>()
+    }
+}

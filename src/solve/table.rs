@@ -1,0 +1,143 @@
+//! `MiniTablebase`: the values of every position reachable from the start,
+//! built once per process and shared read-only.
+
+use super::memo::{key_of, Table};
+use super::solver::{assert_mini, move_values_with, Search};
+use super::{GameValue, MiniSolver, START_POSITIONS};
+use crate::board::{Color, Move, Position, Variant};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::{Mutex, OnceLock};
+
+static GLOBAL: OnceLock<MiniTablebase> = OnceLock::new();
+
+/// The values of every position reachable from the mini start position (either
+/// side to move first), shared read-only between threads, plus a locked cache
+/// for positions outside that set.
+///
+/// All methods panic if given a position of another variant.
+pub struct MiniTablebase {
+    pub(super) main: Table,
+    pub(super) extra: Mutex<Table>,
+}
+
+impl fmt::Debug for MiniTablebase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MiniTablebase")
+            .field("positions", &self.main.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MiniTablebase {
+    /// Solves every position reachable from the start position, with Black
+    /// and with White to move first, calling `progress` with the number of
+    /// positions so far every million or so.
+    #[must_use]
+    pub fn build(progress: &mut dyn FnMut(usize)) -> MiniTablebase {
+        let mut s = MiniSolver::with_capacity(START_POSITIONS);
+        let start = Position::startpos(Variant::Mini);
+        s.value_with_progress(&start, progress);
+        s.value_with_progress(&start.with_turn(Color::White), progress);
+        let mut main = s.table;
+        main.shrink_to_fit();
+        MiniTablebase {
+            main,
+            extra: Mutex::new(Table::new()),
+        }
+    }
+
+    /// The process-wide tablebase, built (silently) by the first caller; the
+    /// build takes about 10 s in a release build (200 MB) and other callers
+    /// wait for it.
+    #[must_use]
+    pub fn global() -> &'static MiniTablebase {
+        GLOBAL.get_or_init(|| MiniTablebase::build(&mut |_| {}))
+    }
+
+    /// The process-wide tablebase if it is already built; never waits.
+    #[must_use]
+    pub fn try_global() -> Option<&'static MiniTablebase> {
+        GLOBAL.get()
+    }
+
+    /// Starts building the process-wide tablebase on a background thread
+    /// (once per process) and returns at once; see [`MiniTablebase::try_global`].
+    pub fn prepare_in_background() {
+        static STARTED: AtomicBool = AtomicBool::new(false);
+        if GLOBAL.get().is_none() && !STARTED.swap(true, AtomicOrdering::Relaxed) {
+            std::thread::Builder::new()
+                .name("mini-tablebase".into())
+                .spawn(|| {
+                    let _ = MiniTablebase::global();
+                })
+                .expect("spawn the tablebase thread");
+        }
+    }
+
+    /// The exact value of `pos` for its side to move: a lookup for positions
+    /// reachable from the start, otherwise solved (under a lock) and cached.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    pub fn value(&self, pos: &Position) -> GameValue {
+        assert_mini(pos);
+        if let Some(v) = self.main.get(key_of(pos)) {
+            return v;
+        }
+        let mut extra = self
+            .extra
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Search {
+            memo: &mut extra,
+            base: Some(&self.main),
+            progress: None,
+            next_report: usize::MAX,
+        }
+        .value(pos)
+    }
+
+    /// Every legal move of `pos` with its value for the side to move, best
+    /// first; empty when the game is over.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    #[must_use]
+    pub fn move_values(&self, pos: &Position) -> Vec<(Move, GameValue)> {
+        move_values_with(pos, |c| self.value(c))
+    }
+
+    /// A best move of `pos`, or `None` when the game is over.
+    ///
+    /// # Panics
+    /// If `pos` is not a mini-checkers position.
+    #[must_use]
+    pub fn best_move(&self, pos: &Position) -> Option<Move> {
+        self.move_values(pos).first().map(|&(m, _)| m)
+    }
+
+    /// Whether `pos` is in the precomputed set (reachable from the start).
+    #[must_use]
+    pub fn contains(&self, pos: &Position) -> bool {
+        pos.variant() == Variant::Mini && self.main.get(key_of(pos)).is_some()
+    }
+
+    /// The number of positions in the precomputed set.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.main.len
+    }
+
+    /// Whether the precomputed set is empty (never, once built).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.main.len == 0
+    }
+
+    /// Bytes of memory the precomputed table occupies.
+    #[must_use]
+    pub fn table_bytes(&self) -> usize {
+        self.main.bytes()
+    }
+}

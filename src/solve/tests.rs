@@ -1,0 +1,144 @@
+//! Unit tests of the solver.
+
+use super::memo::Table;
+use super::*;
+use crate::board::{Position, Variant};
+use std::sync::Mutex;
+
+fn pos(fen: &str) -> Position {
+    Position::from_fen(Variant::Mini, fen).expect("test FEN")
+}
+
+#[test]
+fn order_is_better_for_the_mover() {
+    // Best first.
+    let ranked = [
+        GameValue::win(1),
+        GameValue::win(7),
+        GameValue::draw(0),
+        GameValue::draw(12),
+        GameValue::loss(30),
+        GameValue::loss(2),
+        GameValue::loss(0),
+    ];
+    for (i, a) in ranked.iter().enumerate() {
+        for (j, b) in ranked.iter().enumerate() {
+            assert_eq!(a.cmp(b), j.cmp(&i), "{a} vs {b}");
+        }
+    }
+    assert_eq!(ranked.iter().max(), Some(&GameValue::win(1)));
+}
+
+#[test]
+fn flip_pack_and_display() {
+    assert_eq!(GameValue::loss(4).before_move(), GameValue::win(5));
+    assert_eq!(GameValue::win(4).before_move(), GameValue::loss(5));
+    assert_eq!(GameValue::draw(4).before_move(), GameValue::draw(5));
+    assert_eq!(GameValue::win(3).flipped(), GameValue::loss(3));
+    for v in [GameValue::win(17), GameValue::draw(30), GameValue::loss(12)] {
+        assert_eq!(GameValue::unpack(v.pack()), v);
+    }
+    assert_eq!(GameValue::win(17).to_string(), "win 17");
+    assert_eq!(GameValue::draw(30).to_string(), "draw 30");
+    assert_eq!(GameValue::loss(12).to_string(), "loss 12");
+}
+
+// Board, from RULES.md: row 0 = 1,2,3 (cols 1,3,5); row 1 = 4,5,6 (cols 0,2,4);
+// row 2 = 7,8,9 (cols 1,3,5); row 3 = 10,11,12 (cols 0,2,4);
+// row 4 = 13,14,15 (cols 1,3,5); row 5 = 16,17,18 (cols 0,2,4).
+// Black moves down, White up.
+
+#[test]
+fn finished_games() {
+    let mut s = MiniSolver::new();
+    // White has no pieces: the game is over and Black, to move, has won.
+    assert_eq!(s.value(&pos("B:W:B1")), GameValue::win(0));
+    // White to move with no pieces has lost.
+    assert_eq!(s.value(&pos("W:W:B1")), GameValue::loss(0));
+    // Both men on their far rows: nobody can move, 1 v 1, a draw.
+    assert_eq!(s.value(&pos("B:W1:B16")), GameValue::draw(0));
+    assert!(s.move_values(&pos("B:W1:B16")).is_empty());
+    assert_eq!(s.best_move(&pos("B:W1:B16")), None);
+}
+
+#[test]
+fn one_against_one_capture() {
+    let mut s = MiniSolver::new();
+    // Black 8 (r2,c3) must capture White 11 (r3,c2), landing on 13 (r4,c1):
+    // White has no pieces left. Win in 1.
+    let p = pos("B:W11:B8");
+    assert_eq!(s.value(&p), GameValue::win(1));
+    let mv = s.move_values(&p);
+    assert_eq!(mv.len(), 1);
+    assert_eq!(mv[0].0.to_string(), "8x13");
+    // Black 8 against White 14 (r4,c3), Black to move: 8-11 (r3,c2) is taken by
+    // 14x7 and 8-12 (r3,c4) by 14x9; either way Black is gone after 2 plies.
+    let p = pos("B:W14:B8");
+    assert_eq!(s.value(&p), GameValue::loss(2));
+    let mv = s.move_values(&p);
+    assert_eq!(mv.len(), 2);
+    assert!(mv.iter().all(|&(_, v)| v == GameValue::loss(2)));
+    // The same with White to move: White walks into Black's capture.
+    assert_eq!(s.value(&pos("W:W14:B8")), GameValue::loss(2));
+}
+
+#[test]
+fn pass_then_count_pieces() {
+    let mut s = MiniSolver::new();
+    // Black 16 is on its far row and can't move; White 4 (r1,c0) can go to 1.
+    // Black passes, White plays 4-1, then nobody can move: 1 v 1, a draw in 2.
+    let p = pos("B:W4:B16");
+    assert_eq!(s.value(&p), GameValue::draw(2));
+    let mv = s.move_values(&p);
+    assert_eq!(mv.len(), 1);
+    assert!(mv[0].0.is_pass());
+    assert_eq!(mv[0].1, GameValue::draw(2));
+    // With two stuck black men (16, 17) the same line ends 2 v 1: Black wins in 2.
+    assert_eq!(s.value(&pos("B:W4:B16,17")), GameValue::win(2));
+    // And White, to move after the pass, loses in 1.
+    assert_eq!(s.value(&pos("W:W4:B16,17")), GameValue::loss(1));
+}
+
+#[test]
+fn capture_is_forced() {
+    let mut s = MiniSolver::new();
+    // Black 7 (r2,c1) and 9 (r2,c5); White 11 (r3,c2). 7 jumps 11 to 14 (r4,c3)
+    // and must: 9-12 is not allowed while a capture exists. The jump takes
+    // White's last piece: a win in 1, by the only legal move.
+    let p = pos("B:W11:B7,9");
+    assert_eq!(s.value(&p), GameValue::win(1));
+    let mv = s.move_values(&p);
+    assert_eq!(mv.len(), 1);
+    assert_eq!(mv[0], (s.best_move(&p).unwrap(), GameValue::win(1)));
+    assert_eq!(mv[0].0.to_string(), "7x14");
+}
+
+#[test]
+fn tablebase_answers_outside_positions() {
+    // A position the start can't reach (three black men on the far row)
+    // goes through the locked cache and agrees with a fresh solver.
+    let tb = MiniTablebase {
+        main: Table::new(),
+        extra: Mutex::new(Table::new()),
+    };
+    let p = pos("W:W13,14:B16,17,18");
+    let mut s = MiniSolver::new();
+    assert_eq!(tb.value(&p), s.value(&p));
+    assert_eq!(tb.move_values(&p), s.move_values(&p));
+}
+
+#[test]
+fn table_grows_and_shrinks() {
+    let mut t = Table::new();
+    for k in 0..100_000u64 {
+        t.insert_new(k | (1 << 37), GameValue::draw((k % 100) as u32));
+    }
+    t.shrink_to_fit();
+    for k in 0..100_000u64 {
+        assert_eq!(
+            t.get(k | (1 << 37)),
+            Some(GameValue::draw((k % 100) as u32))
+        );
+    }
+    assert_eq!(t.get(100_001 | (1 << 37)), None);
+}
