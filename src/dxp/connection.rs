@@ -8,12 +8,10 @@ use crate::board::{Color, Game, Move, Outcome, Position, Variant};
 use crate::engine::{Engine, Event, Limits, SearchHandle};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// How long a connection waits for input before checking on its search.
-pub(super) const TICK: Duration = Duration::from_millis(200);
 
 /// What a connection's loop consumes.
 #[derive(Debug)]
@@ -89,9 +87,12 @@ pub(super) struct Match {
     pub(super) ended: bool,
 }
 
+/// Our search for a move; its move comes back as [`Input::Search`] with its `id`.
 pub(super) struct Search {
     pub(super) id: u64,
     pub(super) handle: SearchHandle,
+    /// Set when the search is called off: its move is no longer wanted.
+    pub(super) cancelled: Arc<AtomicBool>,
 }
 
 pub(super) struct Connection {
@@ -103,10 +104,6 @@ pub(super) struct Connection {
     pub(super) busy: bool,
     pub(super) game: Option<Match>,
     pub(super) search: Option<Search>,
-    /// Stopped searches whose final event hasn't arrived yet.
-    pub(super) retired: Vec<Search>,
-    /// A tick found the search thread finished without its move queued.
-    pub(super) finished_seen: bool,
     pub(super) next_id: u64,
     pub(super) tx: SyncSender<Input>,
 }
@@ -129,10 +126,12 @@ impl Connection {
         Ok(())
     }
 
+    /// Calls off our search and waits for its thread; a move it already
+    /// queued is recognised by its id and ignored.
     fn cancel_search(&mut self) {
         if let Some(s) = self.search.take() {
-            s.handle.stop();
-            self.retired.push(s);
+            s.cancelled.store(true, Ordering::SeqCst);
+            drop(s.handle);
         }
     }
 
@@ -230,7 +229,7 @@ impl Connection {
 
     /// After a move (or the start): end the game if it is over, else search if
     /// it is our turn.
-    fn next_turn(&mut self) -> io::Result<()> {
+    pub(super) fn next_turn(&mut self) -> io::Result<()> {
         let Some(g) = &mut self.game else {
             return Ok(());
         };
@@ -262,17 +261,22 @@ impl Connection {
         let id = self.next_id;
         self.next_id += 1;
         let tx = self.tx.clone();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let called_off = Arc::clone(&cancelled);
         let handle = self.engine.go(
             &g.game,
             limits,
             Box::new(move |ev| {
                 if let Event::BestMove { mv, .. } = ev {
-                    let _ = tx.send(Input::Search { id, mv });
+                    send_move(&tx, Input::Search { id, mv }, &called_off);
                 }
             }),
         );
-        self.search = Some(Search { id, handle });
-        self.finished_seen = false;
+        self.search = Some(Search {
+            id,
+            handle,
+            cancelled,
+        });
         Ok(())
     }
 
@@ -307,10 +311,6 @@ impl Connection {
     }
 
     fn search_done(&mut self, id: u64, mv: Option<Move>) -> io::Result<()> {
-        if let Some(i) = self.retired.iter().position(|s| s.id == id) {
-            self.retired.swap_remove(i);
-            return Ok(());
-        }
         if self.search.as_ref().is_none_or(|s| s.id != id) {
             return Ok(());
         }
@@ -337,44 +337,27 @@ impl Connection {
         }
     }
 
-    /// Called when no input came for [`TICK`]: a search thread that ended
-    /// without its move (it can't be spawned, or it panicked) is found on two
-    /// ticks in a row (the channel drained in between), and the first legal
-    /// move is played for it so the game goes on.
-    pub(super) fn tick(&mut self) -> io::Result<()> {
-        self.retired.retain(|s| !s.handle.is_finished());
-        let Some(s) = &self.search else {
-            self.finished_seen = false;
-            return Ok(());
-        };
-        if !s.handle.is_finished() {
-            self.finished_seen = false;
-            return Ok(());
-        }
-        if !self.finished_seen {
-            self.finished_seen = true;
-            return Ok(());
-        }
-        self.finished_seen = false;
-        let id = s.id;
-        let mv = self
-            .game
-            .as_ref()
-            .and_then(|g| g.game.position().legal_moves().first().copied());
-        tracing::warn!(peer = %self.peer, "the search ended without a move: playing the first legal move");
-        self.search_done(id, mv)
-    }
-
-    /// Stops every search and waits (reading the channel) for their last events.
-    pub(super) fn finish(&mut self, rx: &Receiver<Input>) {
+    /// Calls off the search, if any, and waits for its thread.
+    pub(super) fn finish(&mut self) {
         self.cancel_search();
-        while !self.retired.is_empty() {
-            match rx.recv_timeout(Duration::from_secs(5)) {
-                Ok(Input::Search { id, .. }) => self.retired.retain(|s| s.id != id),
-                Ok(_) => {}
-                Err(_) => break,
+    }
+}
+
+/// Queues a search's move for the connection loop. While the queue is full
+/// (a peer flooding us), it retries until the move is taken or the search is
+/// called off, so a connection waiting for a cancelled search never waits on
+/// its own queue.
+fn send_move(tx: &SyncSender<Input>, mut input: Input, cancelled: &AtomicBool) {
+    loop {
+        match tx.try_send(input) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => return,
+            Err(TrySendError::Full(back)) => {
+                if cancelled.load(Ordering::SeqCst) {
+                    return;
+                }
+                input = back;
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
-        self.retired.clear();
     }
 }

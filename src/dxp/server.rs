@@ -1,11 +1,11 @@
 //! The DXP listener: one thread per connection, up to a number of games.
 
-use super::connection::{read_messages, Connection, TICK};
+use super::connection::{read_messages, Connection};
 use crate::engine::{Engine, EngineError};
 use std::io;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, RecvTimeoutError};
+use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -78,24 +78,21 @@ fn serve_connection(stream: TcpStream, config: Arc<DxpConfig>, busy: bool) -> io
         busy,
         game: None,
         search: None,
-        retired: Vec::new(),
-        finished_seen: false,
         next_id: 0,
         tx,
     };
     let result = loop {
-        let step = match rx.recv_timeout(TICK) {
-            Ok(input) => conn.handle(input),
-            Err(RecvTimeoutError::Timeout) => conn.tick().map(|()| true),
-            Err(RecvTimeoutError::Disconnected) => break Ok(()),
+        let Ok(input) = rx.recv() else {
+            break Ok(());
         };
+        let step = conn.handle(input);
         match step {
             Ok(true) => {}
             Ok(false) => break Ok(()),
             Err(e) => break Err(e),
         }
     };
-    conn.finish(&rx);
+    conn.finish();
     let _ = conn.writer.shutdown(Shutdown::Both);
     result
 }
@@ -115,16 +112,18 @@ pub fn serve(listener: TcpListener, config: DxpConfig) -> io::Result<()> {
         };
         let n = active.fetch_add(1, Ordering::SeqCst);
         let busy = n >= config.max_games;
-        let (config, active) = (Arc::clone(&config), Arc::clone(&active));
+        let (config, counted) = (Arc::clone(&config), Arc::clone(&active));
         let spawned = std::thread::Builder::new()
             .name("kingme-dxp".into())
             .spawn(move || {
                 if let Err(e) = serve_connection(stream, config, busy) {
                     tracing::info!(error = %e, "connection ended with an error");
                 }
-                active.fetch_sub(1, Ordering::SeqCst);
+                counted.fetch_sub(1, Ordering::SeqCst);
             });
         if let Err(e) = spawned {
+            // the thread that would have counted this connection out never ran
+            active.fetch_sub(1, Ordering::SeqCst);
             tracing::warn!(error = %e, "no thread for a connection");
         }
     }

@@ -1,12 +1,12 @@
 //! Unit tests of the DXP follower.
 
-use super::connection::{Connection, Match, Search};
+use super::connection::{Connection, Input, Match};
 use super::*;
 use crate::board::{Color, Game, Position, Variant};
-use crate::engine::{Engine, Limits};
+use crate::engine::{Engine, Fault};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -194,15 +194,19 @@ fn refuses_other_boards_and_extra_games() {
     assert_eq!(a.recv(), "E00");
 }
 
-#[test]
-fn a_search_that_dies_silently_still_moves() {
+/// A connection to `client`'s peer, in a game where we play Black from the
+/// start, whose next search fails as `fault` says.
+fn faulty_connection(fault: Fault) -> (Connection, Client, Receiver<Input>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let mut client = Client::connect(l.local_addr().unwrap());
+    let client = Client::connect(l.local_addr().unwrap());
     let (stream, peer) = l.accept().unwrap();
-    let (tx, _rx) = sync_channel(8);
-    let mut conn = Connection {
+    let (tx, rx) = sync_channel(8);
+    let mut engine = Engine::new();
+    engine.set_option("Level", "easy").unwrap();
+    engine.inject_fault(fault);
+    let conn = Connection {
         config: Arc::new(DxpConfig::default()),
-        engine: Engine::new(),
+        engine,
         writer: stream,
         peer,
         last_write: None,
@@ -216,32 +220,39 @@ fn a_search_that_dies_silently_still_moves() {
             ended: false,
         }),
         search: None,
-        retired: Vec::new(),
-        finished_seen: false,
         next_id: 7,
         tx,
     };
-    // a search whose move never reaches the connection, as if its thread panicked
-    let limits = Limits {
-        depth: Some(1),
-        ..Limits::default()
-    };
-    let g = conn.game.as_ref().unwrap().game.clone();
-    let handle = conn.engine.go(&g, limits, Box::new(|_| {}));
-    conn.search = Some(Search { id: 7, handle });
-    for _ in 0..100 {
-        if conn.search.is_none() {
-            break;
-        }
-        conn.tick().unwrap();
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    (conn, client, rx)
+}
+
+fn failed_search_still_moves(fault: Fault) {
+    let (mut conn, mut client, rx) = faulty_connection(fault);
+    conn.next_turn().unwrap();
+    let input = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert!(
+        matches!(input, Input::Search { id: 7, mv: Some(_) }),
+        "{input:?}"
+    );
+    assert!(conn.handle(input).unwrap());
     assert!(conn.search.is_none());
     let m = client.recv();
     let DxpMessage::Move(dm) = DxpMessage::parse(m.as_bytes()).unwrap() else {
         panic!("{m}")
     };
-    assert!(find_move(g.position(), &dm).is_ok());
+    assert!(find_move(&Position::startpos(Variant::English), &dm).is_ok());
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(rx.try_recv().is_err(), "a second move from one search");
+}
+
+#[test]
+fn a_search_that_panics_still_moves() {
+    failed_search_still_moves(Fault::PanicInSearch);
+}
+
+#[test]
+fn a_search_without_a_thread_still_moves() {
+    failed_search_still_moves(Fault::NoThread);
 }
 
 #[test]

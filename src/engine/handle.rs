@@ -28,12 +28,6 @@ impl SearchHandle {
         self.control.hold.store(false, Ordering::SeqCst);
     }
 
-    /// Whether the search thread has finished (its `BestMove` was sent).
-    #[must_use]
-    pub fn is_finished(&self) -> bool {
-        self.thread.as_ref().is_none_or(|t| t.is_finished())
-    }
-
     /// Blocks until the search ends by itself.
     pub fn wait(mut self) {
         if let Some(t) = self.thread.take() {

@@ -6,6 +6,7 @@
 //! - [`limits`]: the limits of one `go` and the search limits they become.
 //! - [`handle`]: the handle of a running search.
 
+mod answer;
 mod handle;
 mod level;
 mod limits;
@@ -24,6 +25,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, History, Iteration, SearchReport};
 pub use crate::search::{Score, TraceNode};
 use crate::solve::MiniTablebase;
+use answer::{Answer, AnswerGuard, SharedAnswer};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -95,6 +97,9 @@ pub struct Engine {
     options: EngineOptions,
     /// Allocated by the first search, so an idle session costs no table.
     tt: Option<Arc<TranspositionTable>>,
+    /// A failure to inject into the next search (unit tests only).
+    #[cfg(test)]
+    fault: Option<Fault>,
 }
 
 impl Default for Engine {
@@ -104,16 +109,33 @@ impl Default for Engine {
 }
 
 struct Reporter<'a> {
-    on_event: &'a mut (dyn FnMut(Event) + Send),
+    answer: &'a SharedAnswer,
+    /// A fault the unit tests inject: panic in the search, at the first iteration.
+    panic_in_search: bool,
 }
 
 impl SearchReport for Reporter<'_> {
     fn iteration(&mut self, it: &Iteration) {
-        (self.on_event)(Event::Info(Info::from_iteration(it)));
+        assert!(
+            !self.panic_in_search,
+            "search made to panic (injected fault)"
+        );
+        answer::lock(self.answer).send(Event::Info(Info::from_iteration(it)));
     }
     fn trace(&mut self, node: TraceNode) {
-        (self.on_event)(Event::Trace(node));
+        answer::lock(self.answer).send(Event::Trace(node));
     }
+}
+
+/// Failures the unit tests inject into the next search of an engine, to check
+/// that every search still answers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Fault {
+    /// The search thread panics at its first iteration.
+    PanicInSearch,
+    /// No search thread can be started.
+    NoThread,
 }
 
 impl Engine {
@@ -123,7 +145,26 @@ impl Engine {
         Engine {
             options: EngineOptions::default(),
             tt: None,
+            #[cfg(test)]
+            fault: None,
         }
+    }
+
+    /// Makes the next search fail as `fault` says (unit tests only).
+    #[cfg(test)]
+    pub(crate) fn inject_fault(&mut self, fault: Fault) {
+        self.fault = Some(fault);
+    }
+
+    #[cfg(test)]
+    fn take_fault(&mut self) -> Option<Fault> {
+        self.fault.take()
+    }
+
+    #[cfg(not(test))]
+    #[allow(clippy::unused_self)]
+    fn take_fault(&mut self) -> Option<Fault> {
+        None
     }
 
     /// The options and their ranges.
@@ -181,17 +222,18 @@ impl Engine {
 
     /// Starts searching the current position of `game` on a new thread. Events
     /// go to `on_event` (called from the search thread); exactly one
-    /// [`Event::BestMove`] ends every search.
+    /// [`Event::BestMove`] ends every search, and nothing follows it. A search
+    /// that fails still answers: when its thread panics the thread sends the
+    /// first legal move, and when no thread can be started `go` sends it
+    /// before returning.
     pub fn go(
         &mut self,
         game: &Game,
         limits: Limits,
         on_event: Box<dyn FnMut(Event) + Send>,
     ) -> SearchHandle {
-        // shared with the fallback below, used when no thread can be started
-        let on_event = Arc::new(std::sync::Mutex::new(on_event));
-        let fallback = Arc::clone(&on_event);
         let pos = *game.position();
+        let answer = Answer::new(on_event, pos.legal_moves().first().copied());
         let hist = history_of(game);
         let sl = self.options.search_limits(&limits, &pos);
         let control = Arc::new(Control::default());
@@ -203,45 +245,52 @@ impl Engine {
                 .get_or_insert_with(|| Arc::new(TranspositionTable::new(self.options.hash_mib))),
         );
         tt.new_search();
+        let fault = self.take_fault();
         let c2 = Arc::clone(&control);
-        let thread = std::thread::Builder::new()
-            .name("kingme-search".into())
-            .spawn(move || {
-                let mut guard = on_event.lock().unwrap_or_else(|p| p.into_inner());
-                let on_event = &mut **guard;
-                let mut rep = Reporter {
-                    on_event: &mut *on_event,
-                };
-                let res = search::search(&pos, &hist, &sl, &tt, &c2, &mut rep);
-                let secs = res.time.as_secs_f64().max(1e-6);
-                if let Some(last) = &res.last {
-                    let s = res.stats;
-                    (on_event)(Event::Info(Info {
-                        depth: last.depth,
-                        seldepth: s.seldepth,
-                        score: last.score,
-                        nodes: s.nodes,
-                        prunes: s.prunes_max + s.prunes_min,
-                        prunes_max: s.prunes_max,
-                        prunes_min: s.prunes_min,
-                        tt_hits: s.tt_hits,
-                        nps: (s.nodes as f64 / secs) as u64,
-                        time: res.time,
-                        pv: last.pv.clone(),
-                    }));
-                }
-                (on_event)(Event::BestMove {
-                    mv: res.best,
-                    ponder: res.ponder,
-                });
+        let guard = AnswerGuard(Arc::clone(&answer));
+        let search = move || {
+            let guard = guard;
+            let mut rep = Reporter {
+                answer: &guard.0,
+                panic_in_search: fault == Some(Fault::PanicInSearch),
+            };
+            let res = search::search(&pos, &hist, &sl, &tt, &c2, &mut rep);
+            let secs = res.time.as_secs_f64().max(1e-6);
+            let mut answer = answer::lock(&guard.0);
+            if let Some(last) = &res.last {
+                let s = res.stats;
+                answer.send(Event::Info(Info {
+                    depth: last.depth,
+                    seldepth: s.seldepth,
+                    score: last.score,
+                    nodes: s.nodes,
+                    prunes: s.prunes_max + s.prunes_min,
+                    prunes_max: s.prunes_max,
+                    prunes_min: s.prunes_min,
+                    tt_hits: s.tt_hits,
+                    nps: (s.nodes as f64 / secs) as u64,
+                    time: res.time,
+                    pv: last.pv.clone(),
+                }));
+            }
+            answer.send(Event::BestMove {
+                mv: res.best,
+                ponder: res.ponder,
             });
+        };
+        let thread = if fault == Some(Fault::NoThread) {
+            drop(search);
+            Err(std::io::Error::other("no thread (injected fault)"))
+        } else {
+            std::thread::Builder::new()
+                .name("kingme-search".into())
+                .spawn(search)
+        };
         let thread = match thread {
             Ok(t) => Some(t),
-            Err(_) => {
-                // no search thread: answer at once with the first legal move
-                let mv = pos.legal_moves().first().copied();
-                let mut f = fallback.lock().unwrap_or_else(|p| p.into_inner());
-                (f)(Event::BestMove { mv, ponder: None });
+            Err(e) => {
+                tracing::error!(error = %e, "no search thread; answering with the first legal move");
+                answer::lock(&answer).answer_with_fallback();
                 None
             }
         };

@@ -20,9 +20,11 @@
 //! Scores are in men (`score=0.35`); a win in N plies is `100 - N/100`, which
 //! pydraughts reads as a forced win. Bad input gets `error message=".."` and is
 //! otherwise ignored; unknown commands are ignored, as the protocol asks. Every
-//! `go` gets exactly one `done` (`done move=0-0` when there is no move to
-//! give). Nothing is ever written to stderr.
-
+//! `go` gets exactly one `done`: `done move=0-0` when there is no move to give,
+//! and after the error of a `go` that can't search (no position, or a search
+//! already running, which still ends with its own `done`). A search that fails
+//! answers too (see [`crate::engine::Engine::go`]). Nothing is ever written to
+//! stderr.
 //!
 //! - [`wire`]: Hub's line syntax, positions and moves.
 //! - [`session`]: `HubSession`, lines and search events in, lines out.
@@ -36,7 +38,6 @@ pub use runner::{read_input, run, serve};
 pub use session::{format_score, HubSession};
 
 use crate::engine::Event;
-use std::time::Duration;
 
 /// Longest input line in bytes (a `pos` with a long game fits easily).
 pub const MAX_LINE: usize = 64 * 1024;
@@ -52,12 +53,7 @@ pub enum Input {
     Closed,
     /// An event of the running search.
     Search(Event),
-    /// Nothing arrived for a while: check that the running search is alive.
-    Tick,
 }
-
-/// How often [`serve`] sends itself an [`Input::Tick`] when idle.
-pub const TICK: Duration = Duration::from_millis(200);
 
 /// Whether the session goes on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -1,9 +1,9 @@
 //! Running a Hub session on stdin and stdout: a reader thread feeding one
 //! channel with lines, the searches feeding it with events.
 
-use super::{Flow, HubSession, Input, MAX_LINE, TICK};
+use super::{Flow, HubSession, Input, MAX_LINE};
 use std::io::{BufRead, Write};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Reads `input` line by line into `tx` (lines over [`MAX_LINE`] become
 /// [`Input::TooLong`]), then sends [`Input::Closed`].
@@ -29,10 +29,8 @@ pub fn serve(
     let mut session = HubSession::new(tx);
     let mut lines = Vec::new();
     let result = loop {
-        let input = match rx.recv_timeout(TICK) {
-            Ok(input) => input,
-            Err(RecvTimeoutError::Timeout) => Input::Tick,
-            Err(RecvTimeoutError::Disconnected) => break Ok(()),
+        let Ok(input) = rx.recv() else {
+            break Ok(());
         };
         let flow = session.handle(input, &mut lines);
         let written = lines

@@ -27,8 +27,6 @@ pub struct HubSession {
     pub(super) running: Option<Running>,
     /// Input has ended: quit once the running search has reported.
     pub(super) closing: bool,
-    /// A tick found the search thread finished without its `done` queued.
-    pub(super) finished_seen: bool,
     pub(super) events: SyncSender<Input>,
 }
 
@@ -62,7 +60,6 @@ impl HubSession {
             level: Limits::default(),
             running: None,
             closing: false,
-            finished_seen: false,
             events,
         }
     }
@@ -93,33 +90,7 @@ impl HubSession {
                 self.handle_event(ev, out);
                 self.flow()
             }
-            Input::Tick => {
-                self.tick(out);
-                self.flow()
-            }
         }
-    }
-
-    /// A search thread that ended without its final event (it can't be
-    /// spawned, or it panicked) still gets a `done`: a tick finds the thread
-    /// finished, and when the next tick (the channel having been drained in
-    /// between) finds the search still unanswered, the first legal move is sent.
-    pub(super) fn tick(&mut self, out: &mut Vec<String>) {
-        let Some(run) = &self.running else {
-            self.finished_seen = false;
-            return;
-        };
-        if !run.handle.is_finished() {
-            self.finished_seen = false;
-            return;
-        }
-        if !self.finished_seen {
-            self.finished_seen = true;
-            return;
-        }
-        let mv = run.position.legal_moves().first().copied();
-        out.push(error("the search ended without a move"));
-        self.handle_event(Event::BestMove { mv, ponder: None }, out);
     }
 
     fn flow(&self) -> Flow {
@@ -299,7 +270,9 @@ impl HubSession {
 
     fn go(&mut self, line: &HubLine, out: &mut Vec<String>) {
         if self.running.is_some() {
+            // this `go` gets its own `done`; the running search keeps its own
             out.push(error("go: a search is already running"));
+            out.push("done move=0-0".into());
             return;
         }
         let game = match &self.game {
@@ -331,7 +304,6 @@ impl HubSession {
                 Event::Trace(_) => {}
             }),
         );
-        self.finished_seen = false;
         self.running = Some(Running {
             handle,
             position: *game.position(),

@@ -1,11 +1,11 @@
 //! Unit tests of the Hub session.
 
-use super::session::Running;
 use super::wire::{parse_line, parse_move};
 use super::*;
 use crate::board::{Game, Position, Variant};
-use crate::engine::{Limits, Score};
+use crate::engine::{Fault, Score};
 use std::sync::mpsc::{sync_channel, Receiver};
+use std::time::Duration;
 
 struct Harness {
     session: HubSession,
@@ -230,53 +230,61 @@ fn mini_variant() {
     assert!(parse_move(&Position::startpos(Variant::Mini), &mv).is_ok());
 }
 
-#[test]
-fn a_search_that_dies_silently_still_gets_done() {
+/// Runs `go think` with `fault` injected into the search; returns every line
+/// written and checks that nothing more arrives.
+fn go_with_fault(fault: Fault) -> Vec<String> {
     let mut h = Harness::new();
-    let game = Game::new(Variant::English);
-    let limits = Limits {
-        depth: Some(1),
-        ..Limits::default()
-    };
-    // a search whose events never reach the session, as if its thread panicked
-    let handle = h.session.engine.go(&game, limits, Box::new(|_| {}));
-    h.session.running = Some(Running {
-        handle,
-        position: *game.position(),
-        open_ended: false,
-    });
-    let mut out = Vec::new();
-    for _ in 0..100 {
-        if !h.session.is_searching() {
-            break;
-        }
-        h.session.handle(Input::Tick, &mut out);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(!h.session.is_searching());
-    assert_eq!(out.len(), 2, "{out:?}");
-    assert!(out[0].starts_with("error message="));
-    assert!(out[1].starts_with("done move="));
-    let mv = parse_line(&out[1])
+    h.send("pos moves=\"11-15\"");
+    h.send("level depth=3");
+    h.session.engine.inject_fault(fault);
+    let mut out = h.send("go think");
+    out.extend(h.until_done());
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(h.rx.try_recv().is_err(), "an event after done: {out:?}");
+    out
+}
+
+fn one_legal_done(out: &[String]) {
+    let dones: Vec<&String> = out.iter().filter(|l| l.starts_with("done")).collect();
+    assert_eq!(dones.len(), 1, "{out:?}");
+    let mv = parse_line(dones[0])
         .unwrap()
         .value("move")
         .unwrap()
         .to_string();
-    assert!(parse_move(game.position(), &mv).is_ok());
+    let mut g = Game::new(Variant::English);
+    g.play_text("11-15").unwrap();
+    assert!(parse_move(g.position(), &mv).is_ok(), "{mv}");
 }
 
 #[test]
-fn ticks_leave_a_live_search_alone() {
+fn a_search_that_panics_still_gets_one_done() {
+    let out = go_with_fault(Fault::PanicInSearch);
+    one_legal_done(&out);
+    assert!(!out.iter().any(|l| l.starts_with("info")), "{out:?}");
+}
+
+#[test]
+fn a_search_without_a_thread_still_gets_one_done() {
+    one_legal_done(&go_with_fault(Fault::NoThread));
+}
+
+#[test]
+fn a_go_during_a_search_gets_its_own_done() {
     let mut h = Harness::new();
     h.send("pos");
     h.send("go analyze");
-    let mut out = Vec::new();
-    for _ in 0..3 {
-        h.session.handle(Input::Tick, &mut out);
-    }
-    assert!(out.is_empty() && h.session.is_searching());
+    assert_eq!(
+        h.send("go think"),
+        [
+            "error message=\"go: a search is already running\"",
+            "done move=0-0"
+        ]
+    );
     h.send("stop");
-    assert!(h.until_done().last().unwrap().starts_with("done move="));
+    let out = h.until_done();
+    assert_eq!(out.iter().filter(|l| l.starts_with("done")).count(), 1);
+    assert!(out.last().unwrap().starts_with("done move="));
 }
 
 #[test]

@@ -7,7 +7,6 @@ use super::response::{Response, PROTOCOL_VERSION};
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{self, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle};
 use crate::perft::{self, Counting};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
@@ -107,8 +106,6 @@ enum State {
         held: bool,
         /// Released when the search's bestmove arrives.
         _slot: Option<OwnedSemaphorePermit>,
-        /// Set by the search thread as it sends its bestmove.
-        answered: Arc<AtomicBool>,
     },
 }
 
@@ -347,7 +344,6 @@ impl Session {
                 handle,
                 purpose,
                 _slot,
-                answered,
                 ..
             } => {
                 handle.stop();
@@ -356,33 +352,8 @@ impl Session {
                     purpose,
                     held: false,
                     _slot,
-                    answered,
                 };
-                self.check_search(out);
             }
-        }
-    }
-
-    /// Answers for a search whose thread ended without a `bestmove` (it could
-    /// not start, or failed): the static evaluation's choice, so no client waits
-    /// forever. Transports call this now and then while a search runs.
-    pub fn check_search(&mut self, out: &mut Vec<Response>) {
-        let lost = match &self.state {
-            State::Searching {
-                handle, answered, ..
-            } => handle.is_finished() && !answered.load(Ordering::SeqCst),
-            _ => false,
-        };
-        if !lost {
-            return;
-        }
-        if let State::Searching { purpose, .. } = std::mem::replace(&mut self.state, State::Idle) {
-            tracing::error!("search thread ended without a bestmove");
-            out.push(Response::InfoString(
-                "the search ended without a result; answering from the static evaluation".into(),
-            ));
-            let mv = self.quick_move();
-            self.finish(purpose, mv, None, out);
         }
     }
 
@@ -636,13 +607,10 @@ impl Session {
     fn launch(&mut self, limits: Limits, purpose: Purpose, slot: Option<OwnedSemaphorePermit>) {
         let held = limits.infinite || limits.ponder;
         let tx = self.events.clone();
-        let answered = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&answered);
         // One queue slot is always left for the bestmove, so it is never dropped;
         // info and trace lines are dropped when the client reads too slowly.
         let on_event = Box::new(move |ev: Event| match ev {
             Event::BestMove { .. } => {
-                flag.store(true, Ordering::SeqCst);
                 let _ = tx.try_send(ev);
             }
             _ => {
@@ -658,7 +626,6 @@ impl Session {
             purpose,
             held,
             _slot: slot,
-            answered,
         };
     }
 
@@ -729,4 +696,58 @@ fn same_secret(a: &str, b: &str) -> bool {
         diff |= usize::from(x ^ y);
     }
     diff == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Fault;
+
+    /// Runs `go depth 3` with `fault` injected into the search; returns the
+    /// responses up to the end of the search and checks that nothing follows.
+    fn go_with_fault(fault: Fault) -> Vec<Response> {
+        let (mut session, mut events) = Session::new(SessionConfig::default());
+        let mut out = Vec::new();
+        session.handle_line(b"setoption name Level value easy", &mut out);
+        session.engine().inject_fault(fault);
+        session.handle_line(b"go depth 3", &mut out);
+        while session.is_searching() {
+            let ev = events
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the search answers");
+            session.handle_event(ev, &mut out);
+        }
+        assert!(
+            events.recv_timeout(Duration::from_millis(50)).is_none(),
+            "an event after bestmove"
+        );
+        out
+    }
+
+    fn one_legal_bestmove(out: &[Response]) {
+        let best: Vec<&Response> = out
+            .iter()
+            .filter(|r| matches!(r, Response::BestMove { .. }))
+            .collect();
+        assert_eq!(best.len(), 1, "{out:?}");
+        let Response::BestMove { mv: Some(m), .. } = best[0] else {
+            panic!("{out:?}")
+        };
+        assert!(Position::startpos(Variant::English).is_legal(*m), "{m}");
+    }
+
+    #[test]
+    fn a_search_that_panics_still_gets_one_bestmove() {
+        let out = go_with_fault(Fault::PanicInSearch);
+        one_legal_bestmove(&out);
+        assert!(
+            !out.iter().any(|r| matches!(r, Response::Info(_))),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_search_without_a_thread_still_gets_one_bestmove() {
+        one_legal_bestmove(&go_with_fault(Fault::NoThread));
+    }
 }

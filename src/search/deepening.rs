@@ -70,6 +70,8 @@ fn run_root<R: Rules>(
                     }
                 });
         }
+        // a panic below must not leave the helpers searching: the scope waits for them
+        let _stop_helpers = StopOnUnwind(control);
         let mut w = Worker::new(&sh, true, root, hist, Some(report));
         for depth in 1..=max_depth {
             let score = if tracing {
@@ -136,6 +138,17 @@ fn run_root<R: Rules>(
     }
     result.time = start.elapsed();
     result
+}
+
+/// Sets the stop flag when the main thread unwinds from a panic.
+struct StopOnUnwind<'a>(&'a Control);
+
+impl Drop for StopOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Searches `root` (with the game `hist`) within `limits`, reporting iterations to

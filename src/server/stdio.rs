@@ -118,9 +118,6 @@ pub fn serve(
                     }
                 },
                 Some(ev) = events.recv() => session.handle_event(ev, &mut replies),
-                () = tokio::time::sleep(std::time::Duration::from_millis(500)), if session.is_searching() => {
-                    session.check_search(&mut replies);
-                }
             }
             if let Err(e) = write_all(&mut out, &mut replies) {
                 tracing::debug!(error = %e, "stdout closed");

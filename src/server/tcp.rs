@@ -142,9 +142,6 @@ async fn refuse(mut socket: TcpStream, max: usize) {
     .await;
 }
 
-/// How often a running search is checked for a thread that ended silently.
-const CHECK_EVERY: Duration = Duration::from_millis(500);
-
 type SlotWait = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
 
 /// Serves one connection. Errors end only this connection.
@@ -241,7 +238,6 @@ async fn handle(
                 closing = true;
                 close_deadline = Instant::now() + Duration::from_secs(2);
             }
-            () = sleep(CHECK_EVERY), if session.is_searching() => session.check_search(&mut out),
             () = tokio::time::sleep_until(close_deadline), if closing => {
                 tracing::warn!(?peer, "search did not end in time after stop");
                 break;

@@ -30,8 +30,6 @@ use tokio_util::codec::{Framed, LinesCodec, LinesCodecError};
 /// Longest line accepted from a kingme TCP server (a `board` or `help` reply
 /// is several lines; a long PV fits easily).
 const MAX_ENGINE_LINE: usize = 64 * 1024;
-/// How often a running in-process search is checked for a lost `bestmove`.
-const CHECK_EVERY: Duration = Duration::from_millis(500);
 
 /// What one WebSocket read amounts to.
 enum Inbound {
@@ -233,9 +231,6 @@ async fn in_process(mut socket: WebSocket, shared: &Shared) {
                 out.push(Response::Error(format!("idle for {idle:?}; closing")));
                 closing = true;
                 close_deadline = Instant::now() + Duration::from_secs(5);
-            }
-            () = tokio::time::sleep(CHECK_EVERY), if session.is_searching() => {
-                session.check_search(&mut out);
             }
         }
     }
