@@ -228,7 +228,7 @@ mod tests {
     use crate::board::English;
 
     /// Both compiled copies of the counting code give the published figures
-    /// (RULES.md, OEIS A133046), whichever one this CPU picks at run time.
+    /// (`protocol/RULES.md`, OEIS A133046), whichever one this CPU picks at run time.
     #[test]
     fn both_copies_count_the_reference_figures() {
         let start = Position::startpos(Variant::English);
@@ -247,7 +247,7 @@ mod tests {
             }
         }
         let two_ways = Position::from_fen(Variant::English, "W:WK7,30,31:B1,4,10,11,18,19")
-            .expect("RULES.md FEN");
+            .expect("the FEN of protocol/RULES.md");
         assert_eq!(perft_all_plain::<English>(&two_ways, 7), 11_802);
     }
 }

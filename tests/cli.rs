@@ -1,5 +1,5 @@
 //! The `kingme perft` / `divide` command line: the figures it prints (checked
-//! against RULES.md, OEIS A133046), and one clear `error` line with a non-zero
+//! against protocol/RULES.md, OEIS A133046), and one clear `error` line with a non-zero
 //! exit for every bad argument.
 
 use std::process::{Command, Output};
@@ -36,7 +36,7 @@ fn perft_prints_the_reference_figures_with_and_without_a_table() {
         assert!(stdout.contains("every capture path counted"), "{stdout}");
         assert_eq!(perft_lines(&stdout), want, "{args:?}: {stdout}");
     }
-    // RULES.md's two-conventions position, both ways
+    // protocol/RULES.md's two-conventions position, both ways
     let fen = "W:WK7,30,31:B1,4,10,11,18,19";
     let all = kingme(&["perft", "--fen", fen, "4"]);
     assert_eq!(

@@ -1,14 +1,14 @@
 //! Mini-checkers (6x6) cross-checked against a deliberately naive oracle.
 //!
 //! The oracle below is written only for this test, straight from the text of
-//! RULES.md ("Mini-checkers"), on a plain 6x6 array of cells, sharing no code with
+//! protocol/RULES.md ("Mini-checkers"), on a plain 6x6 array of cells, sharing no code with
 //! kingme's bitboards: men move one square diagonally forward (Black down, White
 //! up), a capture is exactly one forward jump and is mandatory, there are no kings,
 //! a side with no move passes when the opponent can still move, and the game ends
 //! when a side has no pieces or neither side can move (more pieces wins).
 //!
 //! Checked: perft of the start position at depths 1-10 against the oracle *and*
-//! against RULES.md's published figures; then, for a few hundred positions reached
+//! against the figures of protocol/RULES.md; then, for a few hundred positions reached
 //! by random play and a few hundred random placements, the legal move set (compared
 //! as move text), the game result, and perft at depths 1-4.
 
@@ -282,7 +282,7 @@ fn compare(b: &Board, depth: u32, out: &mut String) {
 
 #[test]
 fn start_position_matches_oracle_and_rules_md() {
-    // RULES.md, "Reference figures": mini start, pass counted as one move.
+    // protocol/RULES.md, "Figures the tests check": mini start, pass counted as one move.
     const RULES_MD: [u64; 10] = [5, 25, 106, 369, 1271, 4104, 12298, 36223, 99469, 269282];
     let b = Board::start();
     assert_eq!(b.fen(), "B:W13,14,15,16,17,18:B1,2,3,4,5,6");
@@ -293,12 +293,17 @@ fn start_position_matches_oracle_and_rules_md() {
         let oracle = b.perft(d);
         let kingme = perft::perft(&pos, d, Counting::AllPaths);
         let distinct = perft::perft(&pos, d, Counting::Distinct);
-        println!("mini start perft {d}: RULES.md {want}, oracle {oracle}, kingme {kingme}");
+        println!(
+            "mini start perft {d}: protocol/RULES.md {want}, oracle {oracle}, kingme {kingme}"
+        );
         assert_eq!(
             oracle, want,
-            "the oracle disagrees with RULES.md at depth {d}"
+            "the oracle disagrees with protocol/RULES.md at depth {d}"
         );
-        assert_eq!(kingme, want, "kingme disagrees with RULES.md at depth {d}");
+        assert_eq!(
+            kingme, want,
+            "kingme disagrees with protocol/RULES.md at depth {d}"
+        );
         assert_eq!(distinct, want, "kingme distinct count differs at depth {d}");
     }
 }

@@ -6,7 +6,7 @@
 //! `cargo test --release -- --ignored`.
 //!
 //! Where the expected numbers come from is written at the top of each data file:
-//! RULES.md's reference figures (OEIS A133046 for the English start), and pydraughts
+//! protocol/RULES.md's reference figures (OEIS A133046 for the English start), and pydraughts
 //! 0.6.7 (an independent Python implementation, via tests/interop/pydraughts_perft.py)
 //! for the hand-made English positions. None of them is kingme's own output.
 //!

@@ -15,7 +15,7 @@
 //!   `str::parse::<Variant>` never panic, and every error holds the offending text.
 //!
 //! There are no expected numbers here: every property is checked against the
-//! definition (RULES.md's FEN and move notation), not against recorded output.
+//! definition (protocol/RULES.md's FEN and move notation), not against recorded output.
 
 use kingme::board::{Bitboard, Color, Game, Move, ParseMoveError, Position, Square, Variant};
 use kingme::perft::{self, Counting};
@@ -525,11 +525,12 @@ fn fuzz_edge_cases() {
     }
 }
 
-/// RULES.md examples of text that must be accepted, as a fixed check on top of the
+/// protocol/RULES.md examples of text that must be accepted, as a fixed check on top of the
 /// generated ones.
 #[test]
 fn rules_md_examples() {
-    let p = Position::from_fen(Variant::English, "W:WK10,22:B3,K14").expect("RULES.md FEN");
+    let p =
+        Position::from_fen(Variant::English, "W:WK10,22:B3,K14").expect("protocol/RULES.md FEN");
     assert_eq!(p.to_fen(), "W:WK10,22:B3,K14");
     let start = Position::startpos(Variant::English);
     assert_eq!(

@@ -2,7 +2,7 @@
 //! determinism with one thread, ponder/infinite hold, the trace cap, game-over
 //! answers and levels that play differently.
 //!
-//! The shot positions were worked out by hand from RULES.md (reasoning in the
+//! The shot positions were worked out by hand from protocol/RULES.md (reasoning in the
 //! comments), not taken from the engine's output.
 
 use kingme::board::{Color, Game, Move, Position, Variant};

@@ -1,6 +1,6 @@
 //! Checks of the mini-checkers solver (`kingme::solve`).
 //!
-//! 1. An independent plain minimax, written here from the text of RULES.md on its
+//! 1. An independent plain minimax, written here from the text of protocol/RULES.md on its
 //!    own 6x6 array (no bitboards, no tables, no kingme move generation), must
 //!    give the same value (kind and plies) as the solver, and the same value for
 //!    every move, on hand-made positions with 2-4 pieces, on random sparse
@@ -14,7 +14,7 @@ use kingme::board::{Color, Outcome, Position, Variant};
 use kingme::solve::{GameValue, MiniSolver, ValueKind};
 
 // ---------------------------------------------------------------------------
-// The independent rules, straight from RULES.md.
+// The independent rules, straight from protocol/RULES.md.
 // ---------------------------------------------------------------------------
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -1,4 +1,4 @@
-//! A dark square, numbered as in RULES.md (1-based on the wire, 0-based inside).
+//! A dark square, numbered as in `protocol/RULES.md` (1-based on the wire, 0-based inside).
 
 use std::fmt;
 

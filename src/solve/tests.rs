@@ -43,7 +43,7 @@ fn flip_pack_and_display() {
     assert_eq!(GameValue::loss(12).to_string(), "loss 12");
 }
 
-// Board, from RULES.md: row 0 = 1,2,3 (cols 1,3,5); row 1 = 4,5,6 (cols 0,2,4);
+// Board, from protocol/RULES.md: row 0 = 1,2,3 (cols 1,3,5); row 1 = 4,5,6 (cols 0,2,4);
 // row 2 = 7,8,9 (cols 1,3,5); row 3 = 10,11,12 (cols 0,2,4);
 // row 4 = 13,14,15 (cols 1,3,5); row 5 = 16,17,18 (cols 0,2,4).
 // Black moves down, White up.

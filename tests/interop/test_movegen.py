@@ -10,11 +10,11 @@ the same way.
 
 Numbering: for variant "english", pydraughts' `Board.fen`, `Move.steps_move` and
 `Move.captures` use ordinary English square numbers (Black on 1-12 moves first, as in
-RULES.md); its internal 32-character Hub encoding is mirrored (square k is 33-k, see
+protocol/RULES.md); its internal 32-character Hub encoding is mirrored (square k is 33-k, see
 PROTOCOLS.md) but that is never used here. test_numbering_agrees pins this down.
 
 Run: `pytest -q tests/interop` after `cargo build --release` (set KINGME_BIN to use
-another binary). Expected numbers come only from pydraughts and RULES.md.
+another binary). Expected numbers come only from pydraughts and protocol/RULES.md.
 """
 
 import random
@@ -33,7 +33,7 @@ RANDOM_POSITIONS = 300  # random placements with kings
 RANDOM_POSITION_PLIES = 12  # random play continued from each of them
 
 
-# --- geometry, from RULES.md (independent of both programs) ----------------------
+# --- geometry, from protocol/RULES.md (independent of both programs) ----------------------
 
 def square_rc(n):
     """(row, col) of English square n: rows from the top, dark squares numbered
@@ -150,7 +150,7 @@ def teardown_module(module):
 # --- tests ------------------------------------------------------------------------
 
 def test_numbering_agrees():
-    """pydraughts' English start uses RULES.md numbers: Black on 1-12 moves first."""
+    """pydraughts' English start uses protocol/RULES.md numbers: Black on 1-12 moves first."""
     b = Board(variant="english")
     fen = b.fen
     assert fen.startswith("B:"), fen
@@ -277,7 +277,7 @@ def test_perft_of_sampled_positions():
 
 
 @pytest.mark.parametrize("fen", [
-    "W:WK7,30,31:B1,4,10,11,18,19",  # RULES.md: two paths of one loop capture
+    "W:WK7,30,31:B1,4,10,11,18,19",  # protocol/RULES.md: two paths of one loop capture
     "W:W11,26,27,30:B6,7,13,22",  # crowning ends the capture
     "B:W19,26,27,29:B6,7,15,22",
     "W:WK10,27:B3,14,15,22,23",  # king loop
