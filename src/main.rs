@@ -35,7 +35,7 @@ struct ServeArgs {
     listen: Option<String>,
     /// Clients must send `auth TOKEN` before anything else (one word of visible characters).
     #[arg(long, value_name = "TOKEN")]
-    token: Option<kingme::server::Token>,
+    token: Option<kingme::protocol::Token>,
     /// TCP: connections served at once (one more gets an error line).
     #[arg(long, default_value_t = 1024)]
     max_connections: usize,
@@ -58,7 +58,7 @@ fn run_server(a: &ServeArgs) -> Result<(), String> {
     let Some(addr) = &a.listen else {
         server::init_logging("warn");
         let config = kingme::protocol::SessionConfig {
-            token: a.token.as_ref().map(|t| t.as_str().to_string()),
+            token: a.token.clone(),
             ..Default::default()
         };
         return server::stdio::run(config, a.max_line).map_err(|e| e.to_string());
@@ -73,7 +73,7 @@ fn run_server(a: &ServeArgs) -> Result<(), String> {
     if let Some(n) = a.max_searches {
         config.max_searches = n;
     }
-    config.session.token = a.token.as_ref().map(|t| t.as_str().to_string());
+    config.session.token = a.token.clone();
     config.session.max_hash_mib = a.max_hash;
     config.session.default_hash_mib = Some(16.min(a.max_hash));
     server::run_tcp(addr, config).map_err(|e| format!("{addr}: {e}"))

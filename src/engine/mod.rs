@@ -21,7 +21,7 @@ pub use options::{
 };
 
 use crate::board::{Game, Move, Position};
-use crate::search::tt::TranspositionTable;
+use crate::search::tt::{TableAllocError, TranspositionTable};
 use crate::search::{self, Control, History, Iteration, SearchReport};
 pub use crate::search::{Score, TraceNode};
 use crate::solve::MiniTablebase;
@@ -136,6 +136,8 @@ pub(crate) enum Fault {
     PanicInSearch,
     /// No search thread can be started.
     NoThread,
+    /// The next transposition table can't be allocated.
+    NoMemory,
 }
 
 impl Engine {
@@ -197,14 +199,42 @@ impl Engine {
         self.options.threads
     }
 
-    /// Sets an option by name (case-insensitive). Changing `Hash` reallocates the table.
+    /// Sets an option by name (case-insensitive). Changing `Hash` allocates the
+    /// new table at once; when that fails the old size and table stay.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
-        let old_hash = self.options.hash_mib;
-        self.options.set(name, value)?;
-        if self.options.hash_mib != old_hash {
-            self.tt = None;
+        let mut options = self.options.clone();
+        options.set(name, value)?;
+        if options.hash_mib != self.options.hash_mib {
+            self.tt = Some(Arc::new(self.allocate_table(options.hash_mib)?));
         }
+        self.options = options;
         Ok(())
+    }
+
+    /// A new table of `mib` MiB.
+    fn allocate_table(&mut self, mib: usize) -> Result<TranspositionTable, TableAllocError> {
+        #[cfg(test)]
+        if self.fault == Some(Fault::NoMemory) {
+            self.fault = None;
+            return Err(TableAllocError { mib });
+        }
+        TranspositionTable::try_new(mib)
+    }
+
+    /// The table, allocated now if there is none yet (the smallest one when
+    /// the size asked for can't be had).
+    fn table(&mut self) -> Arc<TranspositionTable> {
+        if let Some(tt) = &self.tt {
+            return Arc::clone(tt);
+        }
+        let mib = self.options.hash_mib;
+        let tt = self.allocate_table(mib).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "using the smallest transposition table");
+            TranspositionTable::try_new(1).expect("memory for a 1 MiB table")
+        });
+        let tt = Arc::new(tt);
+        self.tt = Some(Arc::clone(&tt));
+        tt
     }
 
     /// Forgets everything learned (clears the transposition table).
@@ -240,10 +270,7 @@ impl Engine {
         if limits.infinite || limits.ponder {
             control.hold.store(true, Ordering::SeqCst);
         }
-        let tt = Arc::clone(
-            self.tt
-                .get_or_insert_with(|| Arc::new(TranspositionTable::new(self.options.hash_mib))),
-        );
+        let tt = self.table();
         tt.new_search();
         let fault = self.take_fault();
         let c2 = Arc::clone(&control);
@@ -347,5 +374,25 @@ pub fn history_of(game: &Game) -> History {
     History {
         hashes: positions[from..n - 1].iter().map(|p| p.hash()).collect(),
         quiet,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_that_cannot_be_allocated_keeps_the_old_one() {
+        let mut e = Engine::new();
+        e.set_option("Hash", "2").unwrap();
+        let before = Arc::clone(e.tt.as_ref().unwrap());
+        e.inject_fault(Fault::NoMemory);
+        let err = e.set_option("Hash", "8").unwrap_err();
+        assert_eq!(err, EngineError::NoMemory(TableAllocError { mib: 8 }));
+        assert_eq!(e.hash_mib(), 2);
+        assert!(Arc::ptr_eq(&before, e.tt.as_ref().unwrap()));
+        e.set_option("Hash", "4").unwrap();
+        assert_eq!(e.hash_mib(), 4);
+        assert!(!Arc::ptr_eq(&before, e.tt.as_ref().unwrap()));
     }
 }

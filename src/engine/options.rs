@@ -3,6 +3,7 @@
 
 use super::Level;
 use crate::eval::EnglishWeights;
+use crate::search::tt::TableAllocError;
 
 /// Engine errors.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -22,6 +23,10 @@ pub enum EngineError {
         /// What is accepted.
         expected: String,
     },
+    /// The transposition table of the size asked for can't be allocated; the
+    /// engine keeps its old size and table.
+    #[error("{0}; Hash is unchanged")]
+    NoMemory(#[from] TableAllocError),
 }
 
 /// The type and range of an option, for the handshake.

@@ -170,6 +170,27 @@ impl fmt::Display for GoParams {
     }
 }
 
+impl Command {
+    /// The command as a log line may show it: the canonical text, with the
+    /// token of `auth` hidden.
+    #[must_use]
+    pub fn redacted(&self) -> Redacted<'_> {
+        Redacted(self)
+    }
+}
+
+/// A [`Command`] written with its secret hidden (see [`Command::redacted`]).
+pub struct Redacted<'a>(&'a Command);
+
+impl fmt::Display for Redacted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Command::Auth(_) => f.write_str("auth (token hidden)"),
+            c => c.fmt(f),
+        }
+    }
+}
+
 impl fmt::Display for Command {
     /// The canonical text, which parses back to the same command.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

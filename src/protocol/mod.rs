@@ -11,7 +11,9 @@ mod command;
 mod parse;
 mod response;
 mod session;
+mod token;
 
 pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
 pub use response::{Response, HELP, PROTOCOL_VERSION};
 pub use session::{Events, Flow, Session, SessionConfig, EVENT_QUEUE};
+pub use token::{Token, TokenError, MAX_TOKEN};

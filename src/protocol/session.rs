@@ -4,6 +4,7 @@
 
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
 use super::response::{Response, PROTOCOL_VERSION};
+use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{self, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle};
 use crate::perft::{self, Counting};
@@ -18,7 +19,7 @@ pub const EVENT_QUEUE: usize = 1024;
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
     /// When set, `auth <token>` must come first.
-    pub token: Option<String>,
+    pub token: Option<Token>,
     /// Largest `Hash` a client may set, in MiB.
     pub max_hash_mib: usize,
     /// `Hash` of a new session, in MiB (at most `max_hash_mib`).
@@ -172,12 +173,6 @@ impl Session {
         }
     }
 
-    /// The game being played.
-    #[must_use]
-    pub fn game(&self) -> &Game {
-        &self.game
-    }
-
     /// Answers a line the transport cut short because it exceeded `max` bytes.
     pub fn handle_overlong(&mut self, max: usize, out: &mut Vec<Response>) {
         out.push(Response::Error(format!(
@@ -200,7 +195,7 @@ impl Session {
                 return Flow::Continue;
             }
         };
-        tracing::debug!(command = %cmd, "command");
+        tracing::debug!(command = %cmd.redacted(), "command");
         self.handle_command(cmd, out)
     }
 
@@ -212,8 +207,8 @@ impl Session {
                     if self
                         .config
                         .token
-                        .as_deref()
-                        .is_some_and(|k| same_secret(k, &t))
+                        .as_ref()
+                        .is_some_and(|k| same_secret(k.as_str(), &t))
                     {
                         self.authed = true;
                         out.push(Response::AuthOk);
@@ -744,6 +739,22 @@ mod tests {
             !out.iter().any(|r| matches!(r, Response::Info(_))),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn a_hash_that_cannot_be_allocated_is_one_error_line() {
+        let (mut session, _events) = Session::new(SessionConfig::default());
+        let mut out = Vec::new();
+        session.engine().inject_fault(Fault::NoMemory);
+        session.handle_line(b"setoption name Hash value 4096", &mut out);
+        assert_eq!(
+            out,
+            [Response::Error(
+                "setoption: not enough memory for a 4096 MiB transposition table; Hash is unchanged"
+                    .into()
+            )]
+        );
+        assert_eq!(session.engine().hash_mib(), engine::DEFAULT_HASH_MIB);
     }
 
     #[test]

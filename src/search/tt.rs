@@ -43,6 +43,14 @@ struct Bucket([Slot; WAYS]);
 const GEN_SHIFT: u32 = 40;
 const GEN_MASK: u64 = 0x3f;
 
+/// There is not enough memory for a table of this size.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not enough memory for a {mib} MiB transposition table")]
+pub struct TableAllocError {
+    /// The size asked for.
+    pub mib: usize,
+}
+
 /// A fixed-size table of search results keyed by Zobrist hash. Each key maps to
 /// a bucket of [`WAYS`] slots; a new key replaces the least useful of them
 /// (shallowest, from the oldest search).
@@ -71,35 +79,29 @@ fn decode(data: u64) -> Entry {
 
 impl TranspositionTable {
     /// A table of about `mib` MiB (rounded down to a power of two of buckets, at
-    /// least 256 buckets).
-    #[must_use]
-    pub fn new(mib: usize) -> TranspositionTable {
-        let bytes = mib.max(1) * 1024 * 1024;
+    /// least 256 buckets), or an error when that much memory can't be had.
+    pub fn try_new(mib: usize) -> Result<TranspositionTable, TableAllocError> {
+        let too_big = TableAllocError { mib };
+        let bytes = mib.max(1).checked_mul(1024 * 1024).ok_or(too_big.clone())?;
         let size = std::mem::size_of::<Bucket>();
         let mut n = (bytes / size).next_power_of_two();
         if n * size > bytes {
             n /= 2;
         }
         let n = n.max(256);
-        let buckets = (0..n)
-            .map(|_| {
-                Bucket(std::array::from_fn(|_| Slot {
-                    check: AtomicU64::new(0),
-                    data: AtomicU64::new(0),
-                }))
-            })
-            .collect();
-        TranspositionTable {
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n).map_err(|_| too_big)?;
+        buckets.extend((0..n).map(|_| {
+            Bucket(std::array::from_fn(|_| Slot {
+                check: AtomicU64::new(0),
+                data: AtomicU64::new(0),
+            }))
+        }));
+        Ok(TranspositionTable {
             buckets,
             mask: n - 1,
             generation: AtomicU8::new(0),
-        }
-    }
-
-    /// Size in MiB.
-    #[must_use]
-    pub fn size_mib(&self) -> usize {
-        self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
+        })
     }
 
     /// Forgets every entry.
@@ -219,8 +221,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_table_too_big_for_memory_is_an_error() {
+        let mib = usize::MAX / 2;
+        assert_eq!(
+            TranspositionTable::try_new(mib).err(),
+            Some(TableAllocError { mib })
+        );
+        // fits in the address computation, not in memory
+        let mib = (isize::MAX as usize >> 20) / 2;
+        assert!(TranspositionTable::try_new(mib).is_err());
+    }
+
+    #[test]
     fn store_probe_round_trip() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::try_new(1).expect("1 MiB");
         let e = Entry {
             score: -1234,
             depth: 7,
@@ -249,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_full_bucket_gives_up_its_least_useful_slot() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::try_new(1).expect("1 MiB");
         // keys one table-length apart share a bucket
         let key = |j: u64| 0x1234_5678 + (j << 40);
         for (j, d) in [(0, 9), (1, 3), (2, 12), (3, 6)] {

@@ -37,7 +37,6 @@ pub struct KingmeCodec {
     clean: BytesMut,
     telnet: Telnet,
     crlf: bool,
-    max: usize,
 }
 
 const IAC: u8 = 255;
@@ -54,14 +53,7 @@ impl KingmeCodec {
             clean: BytesMut::new(),
             telnet: Telnet::Data,
             crlf: false,
-            max,
         }
-    }
-
-    /// The line length limit in bytes.
-    #[must_use]
-    pub fn max_length(&self) -> usize {
-        self.max
     }
 
     /// Moves `src` into `clean`, dropping telnet commands.

@@ -4,11 +4,9 @@
 mod codec;
 pub mod stdio;
 pub mod tcp;
-mod token;
 
 pub use codec::{KingmeCodec, Line};
 pub use tcp::{serve, ServerConfig};
-pub use token::{Token, TokenError, MAX_TOKEN};
 
 use std::net::SocketAddr;
 

@@ -7,7 +7,7 @@
 //! too, and its last lines are quoted when it disconnects (why it crashed).
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
-use kingme::server::Token;
+use kingme::protocol::Token;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};

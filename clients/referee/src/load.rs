@@ -5,7 +5,7 @@
 
 use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::openings::SplitMix64;
-use kingme::server::Token;
+use kingme::protocol::Token;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::ToSocketAddrs;

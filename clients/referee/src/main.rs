@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use kingme::server::Token;
+use kingme::protocol::Token;
 use kingme::Variant;
 use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};

@@ -78,7 +78,7 @@ pub struct WebConfig {
     /// Where sessions run.
     pub engine: EngineSpec,
     /// Sent as `auth TOKEN` on each connection to a TCP engine started with `--token`.
-    pub engine_token: Option<kingme::server::Token>,
+    pub engine_token: Option<kingme::protocol::Token>,
     /// Tabs served at once; one more gets an `error` line and is closed.
     pub max_sessions: usize,
     /// In-process searches running at once; more wait in a fair queue.

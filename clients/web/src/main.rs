@@ -23,7 +23,7 @@ struct Args {
         env = "KINGME_TOKEN",
         hide_env_values = true
     )]
-    engine_token: Option<kingme::server::Token>,
+    engine_token: Option<kingme::protocol::Token>,
     /// Browser tabs served at once.
     #[arg(long, default_value_t = 64)]
     max_sessions: usize,
