@@ -1,6 +1,6 @@
 //! Move text: `11-15`, `22x15x8`, the short `22x8` when unambiguous, and `pass`.
 
-use super::{Move, Position, Square};
+use super::{Bitboard, Move, Position, Square};
 
 /// A move that can't be read or isn't legal here. Each variant keeps the text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -37,7 +37,14 @@ pub enum ParseMoveError {
 }
 
 fn join(moves: impl IntoIterator<Item = Move>) -> String {
-    let v: Vec<String> = moves.into_iter().map(|m| m.to_string()).collect();
+    join_or_none(moves)
+}
+
+/// Items blank-separated, or `none` when there are none (how move lists are
+/// written in messages).
+#[must_use]
+pub fn join_or_none<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    let v: Vec<String> = items.into_iter().map(|m| m.to_string()).collect();
     if v.is_empty() {
         "none".into()
     } else {
@@ -46,6 +53,16 @@ fn join(moves: impl IntoIterator<Item = Move>) -> String {
 }
 
 impl Position {
+    /// The legal move (not a pass) from `from` to `to` that captures exactly
+    /// `captured`: how Hub and DXP name a move.
+    #[must_use]
+    pub fn find_move(&self, from: Square, to: Square, captured: Bitboard) -> Option<Move> {
+        self.legal_moves()
+            .iter()
+            .copied()
+            .find(|m| !m.is_pass() && m.from() == from && m.to() == to && m.captured() == captured)
+    }
+
     /// Reads a move and finds it among the legal moves of this position.
     pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
         let t = text.trim();

@@ -1,7 +1,10 @@
 //! Positions, colours and moves in pydraughts' English DXP dialect.
 
 use super::message::{DxpColor, DxpMove};
-use crate::board::{Bitboard, Color, Move, Position, Square, Variant};
+use crate::board::{
+    format_square_text, parse_square_text, Bitboard, Color, Move, ParseSquareTextError,
+    PieceLetters, Position, Square, Variant,
+};
 
 /// A GAMEREQ position or move that doesn't fit the English game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -45,59 +48,31 @@ pub fn dxp_color(c: Color) -> DxpColor {
     }
 }
 
+/// DXP's letters in the English dialect: `w`/`W` a Black man/king, `z`/`Z` a
+/// White man/king, `e` empty.
+pub const DXP_LETTERS: PieceLetters = PieceLetters {
+    black_man: 'w',
+    black_king: 'W',
+    white_man: 'z',
+    white_king: 'Z',
+    empty: 'e',
+};
+
 /// Reads a GAMEREQ set-up board with `to_move` to play.
 pub fn parse_board(board: &str, to_move: DxpColor) -> Result<Position, DxpGameError> {
-    let chars: Vec<char> = board.chars().collect();
-    if chars.len() != 32 {
-        return Err(DxpGameError::BoardSize(chars.len()));
-    }
-    let (mut black, mut white, mut kings) = (0u32, 0u32, 0u32);
-    for (k, &c) in chars.iter().enumerate() {
-        let bit = 1u32 << (31 - k);
-        match c {
-            'w' => black |= bit,
-            'W' => {
-                black |= bit;
-                kings |= bit;
-            }
-            'z' => white |= bit,
-            'Z' => {
-                white |= bit;
-                kings |= bit;
-            }
-            'e' => {}
-            other => return Err(DxpGameError::Piece(other)),
-        }
-    }
-    let pos = Position::from_parts(
-        Variant::English,
-        Bitboard(black),
-        Bitboard(white),
-        Bitboard(kings),
-        color_of(to_move),
-    );
-    pos.validate().map_err(DxpGameError::Invalid)?;
-    Ok(pos)
+    parse_square_text(Variant::English, board, DXP_LETTERS, color_of(to_move)).map_err(
+        |e| match e {
+            ParseSquareTextError::Length { found, .. } => DxpGameError::BoardSize(found),
+            ParseSquareTextError::Piece { found, .. } => DxpGameError::Piece(found),
+            ParseSquareTextError::Invalid(reason) => DxpGameError::Invalid(reason),
+        },
+    )
 }
 
 /// Writes an English position as a GAMEREQ board and the side to move.
 #[must_use]
 pub fn format_board(pos: &Position) -> (DxpColor, String) {
-    let board = (1..=32u32)
-        .rev()
-        .map(|n| {
-            let sq = Square::from_number(n).expect("1..=32");
-            let king = pos.kings().contains(sq);
-            match (pos.piece_at(sq).map(|p| p.color), king) {
-                (Some(Color::Black), false) => 'w',
-                (Some(Color::Black), true) => 'W',
-                (Some(Color::White), false) => 'z',
-                (Some(Color::White), true) => 'Z',
-                (None, _) => 'e',
-            }
-        })
-        .collect();
-    (dxp_color(pos.turn()), board)
+    (dxp_color(pos.turn()), format_square_text(pos, DXP_LETTERS))
 }
 
 /// Finds the legal move a MOVE message describes.
@@ -116,11 +91,7 @@ pub fn find_move(pos: &Position, m: &DxpMove) -> Result<Move, DxpGameError> {
     if set.count() as usize != m.captured.len() {
         return Err(illegal());
     }
-    pos.legal_moves()
-        .iter()
-        .copied()
-        .find(|l| !l.is_pass() && l.from() == from && l.to() == to && l.captured() == set)
-        .ok_or_else(illegal)
+    pos.find_move(from, to, set).ok_or_else(illegal)
 }
 
 /// The MOVE message for `m`.

@@ -6,6 +6,7 @@ use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError, MAX_MESSAGE};
 use super::DxpConfig;
 use crate::board::{Color, Game, Move, Outcome, Position, Variant};
 use crate::engine::{Engine, Event, Limits, SearchHandle};
+use crate::server::framing::read_bounded;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,50 +23,22 @@ pub(super) enum Input {
 }
 
 /// Reads NUL-framed messages from `stream` into `tx` until EOF or an error.
-pub(super) fn read_messages(mut stream: impl Read, tx: &SyncSender<Input>) {
-    let mut buf = [0u8; 1024];
-    let mut msg: Vec<u8> = Vec::with_capacity(MAX_MESSAGE);
-    let mut discarding = false;
-    let why = loop {
-        let n = match stream.read(&mut buf) {
-            Ok(0) => break "closed by peer",
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                break "idle timeout"
-            }
-            Err(_) => break "read error",
-        };
-        for &b in &buf[..n] {
-            if b == 0 {
-                if !discarding {
-                    let parsed = DxpMessage::parse(&msg);
-                    if tx.send(Input::Message(parsed)).is_err() {
-                        return;
-                    }
-                }
-                msg.clear();
-                discarding = false;
-            } else if !discarding {
-                if msg.len() == MAX_MESSAGE {
-                    discarding = true;
-                    msg.clear();
-                    if tx
-                        .send(Input::Message(Err(ParseDxpError::TooLong)))
-                        .is_err()
-                    {
-                        return;
-                    }
-                } else {
-                    msg.push(b);
-                }
-            }
+pub(super) fn read_messages(stream: impl Read, tx: &SyncSender<Input>) {
+    let read = read_bounded(io::BufReader::new(stream), 0, MAX_MESSAGE, |m| {
+        let parsed = m.map_or(Err(ParseDxpError::TooLong), |m| DxpMessage::parse(&m));
+        tx.send(Input::Message(parsed)).is_ok()
+    });
+    let why = match read {
+        Ok(()) => "closed by peer",
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            "idle timeout"
         }
+        Err(_) => "read error",
     };
     let _ = tx.send(Input::Closed(why));
 }
@@ -250,11 +223,9 @@ impl Connection {
         let mut limits = Limits::default();
         match &g.clock {
             Some(c) => {
-                limits.btime = Some(c.left);
-                limits.wtime = Some(c.left);
-                if c.moves > 0 && g.moves_made < u32::from(c.moves) {
-                    limits.movestogo = Some(u32::from(c.moves) - g.moves_made);
-                }
+                let to_go = (c.moves > 0 && g.moves_made < u32::from(c.moves))
+                    .then(|| u32::from(c.moves) - g.moves_made);
+                limits.set_clock(c.left, None, to_go);
             }
             None => limits.movetime = self.config.movetime,
         }

@@ -34,6 +34,17 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Sets a game clock read the same for both sides (Hub and DXP send one
+    /// reading): `left` on the mover's clock, `inc` per move, `movestogo`
+    /// moves to the next time control.
+    pub fn set_clock(&mut self, left: Duration, inc: Option<Duration>, movestogo: Option<u32>) {
+        self.btime = Some(left);
+        self.wtime = Some(left);
+        self.binc = inc;
+        self.winc = inc;
+        self.movestogo = movestogo;
+    }
+
     /// Whether any limit is given (else the level's default think time applies).
     #[must_use]
     pub fn has_limit(&self) -> bool {

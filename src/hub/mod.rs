@@ -34,6 +34,7 @@ mod runner;
 mod session;
 pub mod wire;
 
+pub use crate::protocol::Flow;
 pub use runner::{read_input, run, serve};
 pub use session::{format_score, HubSession};
 
@@ -53,15 +54,6 @@ pub enum Input {
     Closed,
     /// An event of the running search.
     Search(Event),
-}
-
-/// Whether the session goes on.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Flow {
-    /// Keep reading.
-    Continue,
-    /// `quit` or end of input: stop.
-    Quit,
 }
 
 #[cfg(test)]

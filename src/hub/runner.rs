@@ -2,13 +2,14 @@
 //! channel with lines, the searches feeding it with events.
 
 use super::{Flow, HubSession, Input, MAX_LINE};
+use crate::server::framing::read_bounded;
 use std::io::{BufRead, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Reads `input` line by line into `tx` (lines over [`MAX_LINE`] become
 /// [`Input::TooLong`]), then sends [`Input::Closed`].
 pub fn read_input(input: impl BufRead, tx: &SyncSender<Input>) {
-    crate::server::stdio::read_bounded_lines(input, MAX_LINE, |l| {
+    let _ = read_bounded(input, b'\n', MAX_LINE, |l| {
         let item = match l {
             Some(bytes) => Input::Line(String::from_utf8_lossy(&bytes).into_owned()),
             None => Input::TooLong,

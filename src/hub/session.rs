@@ -258,10 +258,7 @@ impl HubSession {
             // Hub's `time` leaves out the increment this move earns
             let left = Duration::try_from_secs_f64((time + inc.as_secs_f64()).max(0.0))
                 .unwrap_or_default();
-            l.btime = Some(left);
-            l.wtime = Some(left);
-            l.binc = Some(inc);
-            l.winc = Some(inc);
+            l.set_clock(left, Some(inc), l.movestogo);
         } else {
             l.movestogo = None;
         }

@@ -12,7 +12,11 @@
 //! with the captured squares in any order (we write them ascending). A pass
 //! (mini-checkers) is written `0-0`, the Hub null move.
 
-use crate::board::{Bitboard, Color, Move, Position, Square, Variant};
+use crate::board::{
+    format_square_text, parse_square_text, Color, Move, ParseSquareTextError, PieceLetters,
+    Position, Square, Variant,
+};
+use crate::board::{join_or_none, Bitboard};
 use std::fmt::Write as _;
 
 /// One Hub line: the command word and its arguments in order.
@@ -157,95 +161,55 @@ pub enum ParseHubPositionError {
 }
 
 fn shorten(s: &str) -> String {
-    s.chars().take(60).collect()
+    crate::protocol::shorten(s, 60)
 }
+
+/// Hub's letters: `w`/`W` a Black man/king, `b`/`B` a White man/king, `e` empty.
+pub const HUB_LETTERS: PieceLetters = PieceLetters {
+    black_man: 'w',
+    black_king: 'W',
+    white_man: 'b',
+    white_king: 'B',
+    empty: 'e',
+};
 
 /// Reads a position string of `variant` (see the module documentation).
 pub fn parse_position(variant: Variant, text: &str) -> Result<Position, ParseHubPositionError> {
-    let mut chars = text.chars();
-    let turn = match chars.next() {
+    let turn = match text.chars().next() {
         Some('W') => Color::Black,
         Some('B') => Color::White,
         _ => return Err(ParseHubPositionError::Side(shorten(text))),
     };
-    let body: Vec<char> = chars.collect();
-    let n = variant.squares();
-    if body.len() != n as usize {
-        return Err(ParseHubPositionError::Length {
+    parse_square_text(variant, &text[1..], HUB_LETTERS, turn).map_err(|e| match e {
+        ParseSquareTextError::Length {
+            variant,
+            found,
+            expected,
+        } => ParseHubPositionError::Length {
             text: shorten(text),
             variant,
-            found: body.len(),
-            expected: n,
-        });
-    }
-    let (mut black, mut white, mut kings) = (0u32, 0u32, 0u32);
-    for (k, &c) in body.iter().enumerate() {
-        // character k (0-based) is square number n - k, bit n - k - 1
-        let bit = 1u32 << (n as usize - 1 - k);
-        match c {
-            'w' => black |= bit,
-            'W' => {
-                black |= bit;
-                kings |= bit;
-            }
-            'b' => white |= bit,
-            'B' => {
-                white |= bit;
-                kings |= bit;
-            }
-            'e' => {}
-            found => {
-                return Err(ParseHubPositionError::Piece {
-                    text: shorten(text),
-                    found,
-                })
-            }
-        }
-    }
-    let pos = Position::from_parts(
-        variant,
-        Bitboard(black),
-        Bitboard(white),
-        Bitboard(kings),
-        turn,
-    );
-    pos.validate()
-        .map_err(|reason| ParseHubPositionError::Invalid {
+            found,
+            expected,
+        },
+        ParseSquareTextError::Piece { found, .. } => ParseHubPositionError::Piece {
+            text: shorten(text),
+            found,
+        },
+        ParseSquareTextError::Invalid(reason) => ParseHubPositionError::Invalid {
             text: shorten(text),
             reason,
-        })?;
-    Ok(pos)
+        },
+    })
 }
 
 /// Writes `pos` as a position string.
 #[must_use]
 pub fn format_position(pos: &Position) -> String {
-    let n = pos.variant().squares();
-    let mut s = String::with_capacity(n as usize + 1);
-    s.push(match pos.turn() {
+    let side = match pos.turn() {
         Color::Black => 'W',
         Color::White => 'B',
-    });
-    for number in (1..=n).rev() {
-        let sq = Square::from_number(number).expect("1..=32");
-        let king = pos.kings().contains(sq);
-        s.push(if pos.pieces(Color::Black).contains(sq) {
-            if king {
-                'W'
-            } else {
-                'w'
-            }
-        } else if pos.pieces(Color::White).contains(sq) {
-            if king {
-                'B'
-            } else {
-                'b'
-            }
-        } else {
-            'e'
-        });
-    }
-    s
+    };
+    format!("{side}{}", format_square_text(pos, HUB_LETTERS))
 }
 
 /// Writes a move in Hub notation: `11-15`, `22x15x18` (from, to, then the
@@ -292,12 +256,7 @@ pub enum ParseHubMoveError {
 }
 
 fn join_moves(moves: impl IntoIterator<Item = Move>) -> String {
-    let v: Vec<String> = moves.into_iter().map(format_move).collect();
-    if v.is_empty() {
-        "none".into()
-    } else {
-        v.join(" ")
-    }
+    join_or_none(moves.into_iter().map(format_move))
 }
 
 /// Finds the legal move of `pos` written `text` in Hub notation. Also accepts
@@ -339,12 +298,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseHubMoveError>
     let (from, to) = (squares[0], squares[1]);
     let ends = |m: &&Move| !m.is_pass() && m.from() == from && m.to() == to;
     if !capture {
-        return legal
-            .iter()
-            .filter(ends)
-            .find(|m| !m.is_capture())
-            .copied()
-            .ok_or_else(illegal);
+        return pos.find_move(from, to, Bitboard::EMPTY).ok_or_else(illegal);
     }
     let captured: Vec<Square> = squares[2..].to_vec();
     let set = captured.iter().fold(Bitboard::EMPTY, |b, &s| b.with(s));
@@ -365,12 +319,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseHubMoveError>
         };
     }
     if set.count() as usize == captured.len() {
-        if let Some(m) = legal
-            .iter()
-            .filter(ends)
-            .find(|m| m.captured() == set)
-            .copied()
-        {
+        if let Some(m) = pos.find_move(from, to, set) {
             return Ok(m);
         }
     }

@@ -14,6 +14,7 @@ mod session;
 mod token;
 
 pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
+pub use parse::shorten;
 pub use response::{Response, HELP, PROTOCOL_VERSION};
 pub use session::{Events, Flow, Session, SessionConfig, EVENT_QUEUE};
 pub use token::{Token, TokenError, MAX_TOKEN};

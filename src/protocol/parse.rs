@@ -391,7 +391,7 @@ pub(crate) fn command(line: &str) -> Result<Command, ParseCommandError> {
         "perft" => ("perft", perft_args(args)),
         "eval" => ("eval", bare(Command::Eval)(args)),
         "auth" => ("auth", auth_args(args)),
-        _ => return Err(ParseCommandError::Unknown(shorten(head))),
+        _ => return Err(ParseCommandError::Unknown(shorten(head, 40))),
     };
     match res {
         Ok((_, c)) => Ok(c),
@@ -408,10 +408,12 @@ pub(crate) fn command(line: &str) -> Result<Command, ParseCommandError> {
     }
 }
 
-/// At most 40 characters of `s`, with an ellipsis when cut.
-fn shorten(s: &str) -> String {
-    let mut out: String = s.chars().take(40).collect();
-    if s.chars().nth(40).is_some() {
+/// At most `max` characters of `s`, with an ellipsis when cut: how an error
+/// message quotes what a client sent.
+#[must_use]
+pub fn shorten(s: &str, max: usize) -> String {
+    let mut out: String = s.chars().take(max).collect();
+    if s.chars().nth(max).is_some() {
         out.push_str("...");
     }
     out
@@ -420,7 +422,7 @@ fn shorten(s: &str) -> String {
 /// How an error names what it found: the next word quoted, or `end of line`.
 fn found(at: &str) -> String {
     match word(at) {
-        Ok((_, w)) => format!("'{}'", shorten(w)),
+        Ok((_, w)) => format!("'{}'", shorten(w, 40)),
         Err(_) => "end of line".into(),
     }
 }

@@ -6,7 +6,9 @@ use super::command::{Command, GoParams, ParseCommandError, StartPos};
 use super::response::{Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
-use crate::engine::{self, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle};
+use crate::engine::{
+    self, parse_bool, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle,
+};
 use crate::perft::{self, Counting};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,13 +51,14 @@ impl Default for SessionConfig {
     }
 }
 
-/// Whether the transport should keep the session open.
+/// Whether a session (kingme or Hub) goes on after an input.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Flow {
     /// Keep reading.
     Continue,
-    /// Close after writing the replies (and after the running search's `bestmove`,
-    /// which [`Session::handle_line`] has already asked for).
+    /// `quit` or the end of input: close after writing the replies (and, for
+    /// a kingme session, after the running search's `bestmove`, which
+    /// [`Session::handle_line`] has already asked for).
     Quit,
 }
 
@@ -670,14 +673,6 @@ fn score_key(s: Score) -> i64 {
         Score::Eval(cp) => i64::from(cp),
         Score::Win(n) => 1_000_000 - i64::from(n),
         Score::Loss(n) => -1_000_000 + i64::from(n),
-    }
-}
-
-fn parse_bool(v: &str) -> Option<bool> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "on" | "1" | "yes" => Some(true),
-        "false" | "off" | "0" | "no" => Some(false),
-        _ => None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! (`kingme --listen ADDR`). Both drive the same [`crate::protocol::Session`].
 
 mod codec;
+pub mod framing;
 pub mod stdio;
 pub mod tcp;
 

@@ -2,68 +2,20 @@
 //! Stdin is read on a plain thread feeding a bounded channel.
 
 use super::codec::Line;
+use super::framing::read_bounded;
 use crate::protocol::{Flow, Response, Session, SessionConfig};
 use std::io::{BufRead, Write};
 use tokio::sync::mpsc;
 
-/// Reads `input` as lines of at most `max` bytes (LF-terminated, the last one
-/// possibly not) until EOF or a read error, handing each to `emit`: `Some(bytes)`
-/// for a line, `None` for one that was too long (its bytes are skipped, never
-/// buffered). Stops early when `emit` returns false.
-pub fn read_bounded_lines(
-    mut input: impl BufRead,
-    max: usize,
-    mut emit: impl FnMut(Option<Vec<u8>>) -> bool,
-) {
-    let mut line = Vec::new();
-    let mut discarding = false;
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                tracing::warn!(error = %e, "input");
-                break;
-            }
-        };
-        if buf.is_empty() {
-            if !line.is_empty() && !discarding {
-                emit(Some(std::mem::take(&mut line)));
-            }
-            break;
-        }
-        let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], true),
-            None => (buf, false),
-        };
-        if !discarding {
-            if line.len() + chunk.len() > max {
-                discarding = true;
-                line = Vec::new();
-                if !emit(None) {
-                    return;
-                }
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let used = chunk.len() + usize::from(newline);
-        input.consume(used);
-        if newline {
-            if !discarding && !emit(Some(std::mem::take(&mut line))) {
-                return;
-            }
-            discarding = false;
-        }
-    }
-}
-
 /// Reads `input` as lines of at most `max` bytes into `tx` until EOF.
 fn read_lines(input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
-    read_bounded_lines(input, max, |l| {
+    let read = read_bounded(input, b'\n', max, |l| {
         tx.blocking_send(l.map_or(Line::TooLong, Line::Text))
             .is_ok()
     });
+    if let Err(e) = read {
+        tracing::warn!(error = %e, "input");
+    }
 }
 
 /// Writes responses, one per line, and flushes.
