@@ -7,6 +7,7 @@
 //!     [--kingme target/release/kingme] [--idle 1000] [--clients 200] [--seconds 10] [--stops 300]
 //! ```
 
+use kingme::protocol::Response;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -103,16 +104,21 @@ impl Client {
             .write_all(format!("{line}\n").as_bytes())
             .expect("send");
     }
-    fn until(&mut self, prefix: &str) -> usize {
+    /// Reads replies until one that `wanted` accepts; returns how many error
+    /// lines came first.
+    fn until(&mut self, wanted: impl Fn(&Response) -> bool) -> usize {
         let mut errors = 0;
         let mut l = String::new();
         loop {
             l.clear();
             assert!(self.reader.read_line(&mut l).expect("read") > 0, "closed");
-            if l.starts_with("error") {
+            let Ok(r) = l.trim_end().parse::<Response>() else {
+                panic!("not a kingme reply: {l}");
+            };
+            if matches!(r, Response::Error(_) | Response::Refused(_)) {
                 errors += 1;
             }
-            if l.starts_with(prefix) {
+            if wanted(&r) {
                 return errors;
             }
         }
@@ -137,7 +143,7 @@ fn main() {
         c.send("isready");
     }
     for c in &mut idle {
-        c.until("readyok");
+        c.until(|r| *r == Response::ReadyOk);
     }
     std::thread::sleep(Duration::from_millis(300));
     let with = rss_mib(pid);
@@ -153,10 +159,10 @@ fn main() {
     let mut lat = Vec::new();
     for _ in 0..a.stops {
         c.send("go infinite");
-        c.until("info depth");
+        c.until(|r| matches!(r, Response::Info(_)));
         let t = Instant::now();
         c.send("stop");
-        c.until("bestmove");
+        c.until(|r| matches!(r, Response::BestMove { .. }));
         lat.push(t.elapsed().as_secs_f64() * 1e3);
     }
     println!(
@@ -183,7 +189,10 @@ fn main() {
                 while Instant::now() < end {
                     let t = Instant::now();
                     c.send("go movetime 50");
-                    errors.fetch_add(c.until("bestmove"), Ordering::Relaxed);
+                    errors.fetch_add(
+                        c.until(|r| matches!(r, Response::BestMove { .. })),
+                        Ordering::Relaxed,
+                    );
                     done.fetch_add(1, Ordering::Relaxed);
                     if let Ok(mut l) = lat.lock() {
                         l.push(t.elapsed().as_secs_f64() * 1e3);

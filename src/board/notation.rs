@@ -1,6 +1,6 @@
 //! Move text: `11-15`, `22x15x8`, the short `22x8` when unambiguous, and `pass`.
 
-use super::{Bitboard, Move, Position, Square};
+use super::{Bitboard, Move, Position, Square, Variant, MAX_PATH};
 
 /// A move that can't be read or isn't legal here. Each variant keeps the text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -49,6 +49,67 @@ pub fn join_or_none<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) ->
         "none".into()
     } else {
         v.join(" ")
+    }
+}
+
+impl Move {
+    /// Reads a move as `Display` writes it (`11-15`, `22x15x8`, `pass`) on the
+    /// board of `variant`, without a position: the pieces a capture takes are
+    /// the squares it jumps over. Whether the move is legal anywhere is not
+    /// checked; [`Position::parse_move`] does that.
+    pub fn from_text(variant: Variant, text: &str) -> Result<Move, ParseMoveError> {
+        let t = text.trim();
+        let shown: String = t.chars().take(80).collect();
+        let syntax = || ParseMoveError::Syntax(shown.clone());
+        if t == "pass" {
+            return Ok(Move::PASS);
+        }
+        let capture = t.contains('x');
+        let sep = if capture { 'x' } else { '-' };
+        if t.contains(if capture { '-' } else { 'x' }) {
+            return Err(syntax());
+        }
+        let mut squares = Vec::new();
+        for part in t.split(sep) {
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) || part.len() > 3 {
+                return Err(syntax());
+            }
+            let n: u32 = part.parse().map_err(|_| syntax())?;
+            match Square::from_number(n).filter(|_| n <= variant.squares()) {
+                Some(sq) => squares.push(sq),
+                None => {
+                    return Err(ParseMoveError::Square {
+                        text: shown.clone(),
+                        square: u64::from(n),
+                        max: variant.squares(),
+                    })
+                }
+            }
+        }
+        let step = if capture { 2 } else { 1 };
+        if squares.len() < 2 || (!capture && squares.len() != 2) || squares.len() > MAX_PATH + 1 {
+            return Err(syntax());
+        }
+        let mut captured = Bitboard::EMPTY;
+        for pair in squares.windows(2) {
+            let (r1, c1) = variant.row_col(pair[0].index());
+            let (r2, c2) = variant.row_col(pair[1].index());
+            if r1.abs_diff(r2) != step || c1.abs_diff(c2) != step {
+                return Err(syntax());
+            }
+            if capture {
+                let over = variant
+                    .index_at((r1 + r2) / 2, (c1 + c2) / 2)
+                    .and_then(Square::new)
+                    .ok_or_else(syntax)?;
+                captured = captured.with(over);
+            }
+        }
+        Ok(if capture {
+            Move::capture(squares[0], &squares[1..], captured)
+        } else {
+            Move::quiet(squares[0], squares[1])
+        })
     }
 }
 

@@ -49,14 +49,14 @@ pub enum OptionKind {
     /// Free text (empty by default).
     Text {
         /// Default value.
-        default: &'static str,
+        default: String,
     },
     /// One of a list of words.
     Combo {
         /// Default value.
-        default: &'static str,
+        default: String,
         /// Allowed values.
-        values: Vec<&'static str>,
+        values: Vec<String>,
     },
 }
 
@@ -64,7 +64,7 @@ pub enum OptionKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OptionSpec {
     /// The option's name.
-    pub name: &'static str,
+    pub name: String,
     /// Its type, default and range.
     pub kind: OptionKind,
 }
@@ -113,14 +113,14 @@ impl EngineOptions {
     pub fn specs() -> Vec<OptionSpec> {
         vec![
             OptionSpec {
-                name: "Level",
+                name: "Level".into(),
                 kind: OptionKind::Combo {
-                    default: "max",
-                    values: Level::ALL.iter().map(|l| l.name()).collect(),
+                    default: Level::Max.name().into(),
+                    values: Level::ALL.iter().map(|l| l.name().into()).collect(),
                 },
             },
             OptionSpec {
-                name: "Hash",
+                name: "Hash".into(),
                 kind: OptionKind::Spin {
                     default: DEFAULT_HASH_MIB as i64,
                     min: 1,
@@ -128,7 +128,7 @@ impl EngineOptions {
                 },
             },
             OptionSpec {
-                name: "Threads",
+                name: "Threads".into(),
                 kind: OptionKind::Spin {
                     default: 1,
                     min: 1,
@@ -136,16 +136,18 @@ impl EngineOptions {
                 },
             },
             OptionSpec {
-                name: "Ponder",
+                name: "Ponder".into(),
                 kind: OptionKind::Check { default: false },
             },
             OptionSpec {
-                name: "MiniTable",
+                name: "MiniTable".into(),
                 kind: OptionKind::Check { default: true },
             },
             OptionSpec {
-                name: "EvalWeights",
-                kind: OptionKind::Text { default: "" },
+                name: "EvalWeights".into(),
+                kind: OptionKind::Text {
+                    default: String::new(),
+                },
             },
         ]
     }

@@ -10,11 +10,13 @@
 mod command;
 mod parse;
 mod response;
+mod response_parse;
 mod session;
 mod token;
 
 pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
 pub use parse::shorten;
-pub use response::{Response, HELP, PROTOCOL_VERSION};
-pub use session::{Events, Flow, Session, SessionConfig, EVENT_QUEUE};
+pub use response::{Refusal, Response, HELP, PROTOCOL_VERSION};
+pub use response_parse::ParseResponseError;
+pub use session::{Events, Flow, Session, SessionConfig, AUTH_REQUEST, EVENT_QUEUE};
 pub use token::{Token, TokenError, MAX_TOKEN};

@@ -15,14 +15,14 @@ pub enum Response {
     /// `id <key> <value>`: name, version, author, protocol.
     Id {
         /// `name`, `version`, `author` or `protocol`.
-        key: &'static str,
+        key: String,
         /// The value.
         value: String,
     },
     /// `option name <N> type ...`: one option of the handshake.
     Option {
         /// The option's name.
-        name: &'static str,
+        name: String,
         /// Its type, default and range.
         kind: OptionKind,
     },
@@ -84,6 +84,47 @@ pub enum Response {
     AuthOk,
     /// `error <text>`: the line had no effect (except where the spec says).
     Error(String),
+    /// An `error` line that a client acts on, typed.
+    Refused(Refusal),
+}
+
+/// The `error` lines clients act on: written as `error <text>` like any other,
+/// read back as these values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// `error bad token; closing`: `auth` sent the wrong token; the server
+    /// closes the connection.
+    BadToken,
+    /// `error not authenticated: send auth <token> first`: the server wants a
+    /// token before anything else.
+    NotAuthenticated,
+    /// `error server full (N connections); try again later`: the TCP server's
+    /// connection limit was reached; it closes the connection.
+    ServerFull {
+        /// The server's connection limit.
+        max: usize,
+    },
+    /// `error busy: ...`: a search is running, and only `stop`, `ponderhit`,
+    /// `isready` and `quit` are accepted until its `bestmove`.
+    Busy,
+}
+
+/// The text of [`Refusal::Busy`] after `error `.
+pub(crate) const BUSY: &str =
+    "busy: a search is running; only stop, ponderhit, isready and quit are accepted until bestmove";
+
+impl fmt::Display for Refusal {
+    /// The text after `error `.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::BadToken => f.write_str("bad token; closing"),
+            Refusal::NotAuthenticated => f.write_str("not authenticated: send auth <token> first"),
+            Refusal::ServerFull { max } => {
+                write!(f, "server full ({max} connections); try again later")
+            }
+            Refusal::Busy => f.write_str(BUSY),
+        }
+    }
 }
 
 impl fmt::Display for OptionLine<'_> {
@@ -92,7 +133,9 @@ impl fmt::Display for OptionLine<'_> {
         match self.1 {
             OptionKind::Check { default } => write!(f, "check default {default}"),
             // UCI's convention for an empty string default.
-            OptionKind::Text { default: "" } => f.write_str("string default <empty>"),
+            OptionKind::Text { default } if default.is_empty() => {
+                f.write_str("string default <empty>")
+            }
             OptionKind::Text { default } => write!(f, "string default {default}"),
             OptionKind::Spin { default, min, max } => {
                 write!(f, "spin default {default} min {min} max {max}")
@@ -240,6 +283,7 @@ impl fmt::Display for Response {
             Response::Help => f.write_str(HELP),
             Response::AuthOk => f.write_str("authok"),
             Response::Error(e) => write!(f, "error {e}"),
+            Response::Refused(r) => write!(f, "error {r}"),
         }
     }
 }

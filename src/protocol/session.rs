@@ -3,7 +3,7 @@
 //! (stdio, TCP) only move bytes; everything the protocol means happens here.
 
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
-use super::response::{Response, PROTOCOL_VERSION};
+use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{
@@ -13,6 +13,9 @@ use crate::perft::{self, Counting};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
+
+/// How the greeting of a server with a token ends.
+pub const AUTH_REQUEST: &str = "; send auth <token> first";
 
 /// Engine events queued per session before `info` lines start being dropped.
 pub const EVENT_QUEUE: usize = 1024;
@@ -125,9 +128,6 @@ pub struct Session {
     events: mpsc::Sender<Event>,
 }
 
-const BUSY: &str =
-    "busy: a search is running; only stop, ponderhit, isready and quit are accepted until bestmove";
-
 impl Session {
     /// A session in the English start position, and the events its searches send.
     #[must_use]
@@ -156,7 +156,7 @@ impl Session {
             env!("CARGO_PKG_VERSION")
         );
         if !self.authed {
-            s.push_str("; send auth <token> first");
+            s.push_str(AUTH_REQUEST);
         }
         Response::InfoString(s)
     }
@@ -217,15 +217,13 @@ impl Session {
                         out.push(Response::AuthOk);
                         Flow::Continue
                     } else {
-                        out.push(Response::Error("bad token; closing".into()));
+                        out.push(Response::Refused(Refusal::BadToken));
                         Flow::Quit
                     }
                 }
                 Command::Quit => Flow::Quit,
                 _ => {
-                    out.push(Response::Error(
-                        "not authenticated: send auth <token> first".into(),
-                    ));
+                    out.push(Response::Refused(Refusal::NotAuthenticated));
                     Flow::Continue
                 }
             };
@@ -238,7 +236,7 @@ impl Session {
             }
             Command::Stop => self.stop(out),
             Command::PonderHit => self.ponderhit(),
-            _ if self.is_searching() => out.push(Response::Error(BUSY.into())),
+            _ if self.is_searching() => out.push(Response::Refused(Refusal::Busy)),
             Command::Hello { uci } => self.hello(uci, out),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref(), out),
             Command::NewGame { variant } => {
@@ -378,10 +376,10 @@ impl Session {
 
     fn option_specs(&self) -> Vec<OptionSpec> {
         let mut specs = vec![OptionSpec {
-            name: "Variant",
+            name: "Variant".into(),
             kind: OptionKind::Combo {
-                default: Variant::English.name(),
-                values: Variant::ALL.iter().map(|v| v.name()).collect(),
+                default: Variant::English.name().into(),
+                values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
             },
         }];
         for mut s in Engine::option_specs() {
@@ -399,7 +397,7 @@ impl Session {
             specs.push(s);
         }
         specs.push(OptionSpec {
-            name: "Reply",
+            name: "Reply".into(),
             kind: OptionKind::Check { default: false },
         });
         specs
@@ -413,7 +411,10 @@ impl Session {
             ("protocol", PROTOCOL_VERSION.to_string()),
         ];
         for (key, value) in ids {
-            out.push(Response::Id { key, value });
+            out.push(Response::Id {
+                key: key.into(),
+                value,
+            });
         }
         for s in self.option_specs() {
             out.push(Response::Option {
@@ -472,7 +473,7 @@ impl Session {
             _ => {
                 let specs = self.option_specs();
                 if !specs.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
-                    let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
                     out.push(Response::Error(format!(
                         "setoption: unknown option '{name}' (options: {})",
                         names.join(", ")

@@ -3,7 +3,7 @@
 //! broadcast for shutdown, an mpsc whose closing says every handler is done).
 
 use super::codec::{KingmeCodec, Line};
-use crate::protocol::{Flow, Response, Session, SessionConfig};
+use crate::protocol::{Flow, Refusal, Response, Session, SessionConfig};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -134,7 +134,7 @@ async fn accept_loop(
 /// Tells a client over the connection limit so, then closes.
 async fn refuse(mut socket: TcpStream, max: usize) {
     use tokio::io::AsyncWriteExt;
-    let line = format!("error server full ({max} connections); try again later\n");
+    let line = format!("{}\n", Response::Refused(Refusal::ServerFull { max }));
     let _ = timeout(Duration::from_secs(2), async {
         socket.write_all(line.as_bytes()).await?;
         socket.shutdown().await

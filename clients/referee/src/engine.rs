@@ -7,7 +7,9 @@
 //! too, and its last lines are quoted when it disconnects (why it crashed).
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
-use kingme::protocol::Token;
+use kingme::engine::Score;
+use kingme::protocol::{Refusal, Response, Token};
+use kingme::Variant;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -447,13 +449,12 @@ impl Engine {
         let deadline = Instant::now() + timeout;
         loop {
             let line = self.recv(deadline, "kingmeok")?;
-            let mut w = line.split_whitespace();
-            match (w.next(), w.next()) {
-                (Some("kingmeok"), _) => return Ok(()),
-                (Some("id"), Some("name")) => {
-                    self.name = w.collect::<Vec<_>>().join(" ");
+            match line.parse::<Response>() {
+                Ok(Response::HelloOk { uci: false }) => return Ok(()),
+                Ok(Response::Id { key, value }) if key == "name" => self.name = value,
+                Ok(Response::Error(_) | Response::Refused(_)) => {
+                    return Err(EngineError::Rejected(line))
                 }
-                (Some("error"), _) => return Err(EngineError::Rejected(line)),
                 _ => {}
             }
         }
@@ -491,11 +492,11 @@ impl Engine {
         let deadline = Instant::now() + timeout;
         loop {
             let line = self.recv(deadline, "authok")?;
-            match line.split_whitespace().next() {
-                Some("authok") => return Ok(()),
+            match line.parse::<Response>() {
+                Ok(Response::AuthOk) => return Ok(()),
                 // the server's greeting
-                Some("info") => {}
-                _ if line.contains("bad token") => {
+                Ok(Response::InfoString(_)) => {}
+                Ok(Response::Refused(Refusal::BadToken)) => {
                     return Err(EngineError::Auth {
                         addr: addr.to_string(),
                         reply: line,
@@ -513,22 +514,28 @@ impl Engine {
         let mut refused = None;
         loop {
             let line = self.recv(deadline, "readyok")?;
-            if line.trim() == "readyok" {
-                return match refused {
-                    Some(e) => Err(EngineError::Rejected(e)),
-                    None => Ok(()),
-                };
-            }
-            if line.starts_with("error") && refused.is_none() {
-                refused = Some(line);
+            match line.trim().parse::<Response>() {
+                Ok(Response::ReadyOk) => {
+                    return match refused {
+                        Some(e) => Err(EngineError::Rejected(e)),
+                        None => Ok(()),
+                    };
+                }
+                Ok(Response::Error(_) | Response::Refused(_)) if refused.is_none() => {
+                    refused = Some(line);
+                }
+                _ => {}
             }
         }
     }
 
     /// Sends `position` and `go`, and waits until `deadline` for `bestmove`,
-    /// skipping `info` lines. An `error` line (a refused position or go) is an error.
+    /// skipping `info` lines (moves read on the board of `variant`). An
+    /// `error` line (a refused position or go) is an error. A `bestmove` whose
+    /// move can't be read is returned as sent, for the referee to judge.
     pub fn search(
         &mut self,
+        variant: Variant,
         position: &str,
         go: &str,
         deadline: Instant,
@@ -542,28 +549,31 @@ impl Engine {
         };
         loop {
             let line = self.recv(deadline, "bestmove")?;
-            let mut w = line.split_whitespace();
-            match w.next() {
-                Some("bestmove") => {
-                    best.text = w.next().unwrap_or("none").to_string();
+            match Response::parse_in(variant, &line) {
+                Ok(Response::BestMove { mv, .. }) => {
+                    best.text = mv.map_or_else(|| "none".to_string(), |m| m.to_string());
                     return Ok(best);
                 }
-                Some("error") => return Err(EngineError::Rejected(line)),
-                Some("info") => {
-                    let words: Vec<&str> = line.split_whitespace().collect();
-                    for (i, k) in words.iter().enumerate() {
-                        match *k {
-                            "depth" => {
-                                best.depth = words.get(i + 1).and_then(|d| d.parse().ok());
-                            }
-                            "score" if i + 2 < words.len() => {
-                                best.score = Some(format!("{} {}", words[i + 1], words[i + 2]));
-                            }
-                            _ => {}
-                        }
+                Ok(Response::Error(_) | Response::Refused(_)) => {
+                    return Err(EngineError::Rejected(line))
+                }
+                Ok(Response::Info(info)) => {
+                    best.depth = Some(info.depth);
+                    best.score = Some(match info.score {
+                        Score::Eval(cp) => format!("cp {cp}"),
+                        Score::Win(n) => format!("win {n}"),
+                        Score::Loss(n) => format!("loss {n}"),
+                    });
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    // a move we can't read still ends the search: the game judges it
+                    let mut w = line.split_whitespace();
+                    if w.next() == Some("bestmove") {
+                        best.text = w.next().unwrap_or("none").to_string();
+                        return Ok(best);
                     }
                 }
-                _ => {}
             }
         }
     }

@@ -405,7 +405,7 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         };
         let t0 = Instant::now();
         let deadline = t0 + Duration::from_millis(limit_ms as u64) + setup.margin;
-        let answer = engine.search(&position, &go, deadline);
+        let answer = engine.search(setup.variant, &position, &go, deadline);
         let elapsed = t0.elapsed();
         let best = match answer {
             Ok(b) => b,

@@ -5,7 +5,7 @@
 
 use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::openings::SplitMix64;
-use kingme::protocol::Token;
+use kingme::protocol::{Refusal, Response, Token};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::ToSocketAddrs;
@@ -77,16 +77,19 @@ fn probe(spec: &EngineSpec, addr: &str) -> Result<(), LoadError> {
         let deadline = Instant::now() + timeout;
         loop {
             let line = e.recv(deadline, "readyok")?;
-            if !line.starts_with("info") {
+            if !matches!(
+                line.parse(),
+                Ok(Response::InfoString(_) | Response::Info(_))
+            ) {
                 return Ok(line);
             }
         }
     };
     match Engine::open(spec, timeout).and_then(|mut e| first_answer(&mut e)) {
         Err(EngineError::Auth { reply, .. }) => Err(auth(format!("token refused: {reply}"))),
-        Ok(line) if line.contains("not authenticated") => Err(auth(format!(
-            "the server wants a token (--token or KINGME_TOKEN): {line}"
-        ))),
+        Ok(line) if line.parse() == Ok(Response::Refused(Refusal::NotAuthenticated)) => Err(auth(
+            format!("the server wants a token (--token or KINGME_TOKEN): {line}"),
+        )),
         Err(EngineError::Rejected(line)) => Err(auth(format!("the server refused us: {line}"))),
         // anything else is left for the run to count
         _ => Ok(()),
@@ -204,10 +207,9 @@ fn kind(e: &EngineError) -> &'static str {
 fn await_bestmove(e: &mut Engine, deadline: Instant) -> Result<(), &'static str> {
     loop {
         let line = e.recv(deadline, "bestmove").map_err(|e| kind(&e))?;
-        let w = line.split_whitespace().next().unwrap_or("");
-        match w {
-            "bestmove" => return Ok(()),
-            "info" => {}
+        match line.parse() {
+            Ok(Response::BestMove { .. }) => return Ok(()),
+            Ok(Response::Info(_) | Response::InfoString(_)) => {}
             _ => return Err("unexpected line during search"),
         }
     }
@@ -283,13 +285,11 @@ fn session(cfg: &LoadConfig, id: usize, until: Instant) -> SessionStats {
                     let mut errors = 0;
                     loop {
                         let l = e.recv(t0 + cfg.grace, "readyok").map_err(|e| kind(&e))?;
-                        if l == "readyok" {
-                            break;
-                        }
-                        if l.starts_with("error ") {
-                            errors += 1;
-                        } else if !l.starts_with("info") {
-                            return Err("unexpected line after bad line");
+                        match l.parse() {
+                            Ok(Response::ReadyOk) => break,
+                            Ok(Response::Error(_) | Response::Refused(_)) => errors += 1,
+                            Ok(Response::Info(_) | Response::InfoString(_)) => {}
+                            _ => return Err("unexpected line after bad line"),
                         }
                     }
                     if errors == 1 {

@@ -16,7 +16,7 @@
 use crate::{EngineSpec, Shared, MAX_LINE, MAX_MESSAGE};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
-use kingme::protocol::{Flow, Response, Session};
+use kingme::protocol::{Flow, Refusal, Response, Session, AUTH_REQUEST};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
@@ -254,9 +254,6 @@ enum AuthFail {
     Failed(String),
 }
 
-/// What the server's greeting asks of a client the bridge has already authenticated.
-const AUTH_HINT: &str = "; send auth <token> first";
-
 /// Sends `auth TOKEN` and waits for `authok`, passing the server's greeting on to
 /// the tab (without its request for a token, which the bridge has answered); the
 /// token itself never reaches the tab.
@@ -272,17 +269,21 @@ async fn authenticate(
         .map_err(|e| AuthFail::Failed(format!("failed: {e}")))?;
     let answer = timeout(Duration::from_secs(5), async {
         while let Some(line) = engine.next().await {
-            match line {
-                Ok(l) if l.trim() == "authok" => return Ok(()),
-                Ok(l) if l.starts_with("info") => {
-                    let l = l.strip_suffix(AUTH_HINT).unwrap_or(&l).to_string();
-                    let _ = send_text(socket, l, wait).await;
+            let l = match line {
+                Ok(l) => l,
+                Err(e) => return Err(AuthFail::Failed(format!("failed: {e}"))),
+            };
+            match l.trim().parse::<Response>() {
+                Ok(Response::AuthOk) => return Ok(()),
+                Ok(Response::InfoString(note)) => {
+                    let note = note.strip_suffix(AUTH_REQUEST).unwrap_or(&note);
+                    let greeting = Response::InfoString(note.to_string()).to_string();
+                    let _ = send_text(socket, greeting, wait).await;
                 }
-                Ok(l) if l.contains("bad token") => {
+                Ok(Response::Refused(Refusal::BadToken)) => {
                     return Err(AuthFail::Refused(format!("refused the token: {l}")));
                 }
-                Ok(l) => return Err(AuthFail::Failed(format!("answered auth with: {l}"))),
-                Err(e) => return Err(AuthFail::Failed(format!("failed: {e}"))),
+                _ => return Err(AuthFail::Failed(format!("answered auth with: {l}"))),
             }
         }
         Err(AuthFail::Failed("closed the connection".to_string()))

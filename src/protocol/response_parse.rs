@@ -1,0 +1,421 @@
+//! Reading the engine's lines back into [`Response`]s: what clients (the
+//! referee, the web bridge, the load tools) use instead of matching text.
+//! `parse` is the inverse of `Display`: every response written reads back
+//! equal (tested in `tests/protocol_fuzz.rs`).
+//!
+//! Moves are read on the board of a variant, without a position (a capture
+//! takes the squares it jumps over): `FromStr` reads English, and
+//! [`Response::parse_in`] either variant.
+
+use super::response::{Refusal, Response, HELP};
+use crate::board::{Color, EndReason, GameEnd, Move, Outcome, Variant};
+use crate::engine::{Info, OptionKind, Score, TraceNode};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A line that is not a response of the kingme protocol.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a kingme response: {reason}: '{line}'")]
+pub struct ParseResponseError {
+    /// The line (shortened).
+    pub line: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl FromStr for Response {
+    type Err = ParseResponseError;
+
+    /// Reads one response, moves on the English board.
+    fn from_str(s: &str) -> Result<Response, ParseResponseError> {
+        Response::parse_in(Variant::English, s)
+    }
+}
+
+/// The words of a line, consumed left to right.
+struct Words<'a> {
+    line: &'a str,
+    rest: &'a str,
+}
+
+impl<'a> Words<'a> {
+    fn new(line: &'a str) -> Words<'a> {
+        Words { line, rest: line }
+    }
+
+    fn error(&self, reason: impl Into<String>) -> ParseResponseError {
+        ParseResponseError {
+            line: super::shorten(self.line, 80),
+            reason: reason.into(),
+        }
+    }
+
+    fn next(&mut self) -> Option<&'a str> {
+        let t = self.rest.trim_start_matches(' ');
+        if t.is_empty() {
+            self.rest = t;
+            return None;
+        }
+        let end = t.find(' ').unwrap_or(t.len());
+        self.rest = &t[end..];
+        Some(&t[..end])
+    }
+
+    /// The rest of the line after one blank (may be empty).
+    fn rest(&mut self) -> &'a str {
+        let r = self.rest.strip_prefix(' ').unwrap_or(self.rest);
+        self.rest = "";
+        r
+    }
+
+    fn word(&mut self, what: &str) -> Result<&'a str, ParseResponseError> {
+        self.next()
+            .ok_or_else(|| self.error(format!("{what} missing")))
+    }
+
+    fn keyword(&mut self, kw: &str) -> Result<(), ParseResponseError> {
+        match self.next() {
+            Some(w) if w == kw => Ok(()),
+            _ => Err(self.error(format!("'{kw}' expected"))),
+        }
+    }
+
+    fn number<T: FromStr>(&mut self, what: &str) -> Result<T, ParseResponseError> {
+        let w = self.word(what)?;
+        w.parse()
+            .map_err(|_| self.error(format!("{what}: '{w}' is not a number")))
+    }
+
+    fn end(&mut self) -> Result<(), ParseResponseError> {
+        match self.next() {
+            None => Ok(()),
+            Some(w) => Err(self.error(format!("unexpected '{w}'"))),
+        }
+    }
+}
+
+fn parse_move(w: &mut Words<'_>, variant: Variant, text: &str) -> Result<Move, ParseResponseError> {
+    Move::from_text(variant, text).map_err(|e| w.error(e.to_string()))
+}
+
+fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
+    match w.word("score")? {
+        "cp" => Ok(Score::Eval(w.number("cp")?)),
+        "win" => Ok(Score::Win(w.number("win")?)),
+        "loss" => Ok(Score::Loss(w.number("loss")?)),
+        other => Err(w.error(format!("score kind '{other}'"))),
+    }
+}
+
+fn parse_moves(w: &mut Words<'_>, variant: Variant) -> Result<Vec<Move>, ParseResponseError> {
+    let mut moves = Vec::new();
+    while let Some(t) = w.next() {
+        moves.push(parse_move(w, variant, t)?);
+    }
+    Ok(moves)
+}
+
+fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponseError> {
+    let mut info = Info {
+        depth: 0,
+        seldepth: 0,
+        score: Score::Eval(0),
+        nodes: 0,
+        prunes: 0,
+        prunes_max: 0,
+        prunes_min: 0,
+        tt_hits: 0,
+        nps: 0,
+        time: Duration::ZERO,
+        pv: Vec::new(),
+    };
+    while let Some(key) = w.next() {
+        match key {
+            "depth" => info.depth = w.number(key)?,
+            "seldepth" => info.seldepth = w.number(key)?,
+            "score" => info.score = parse_score(w)?,
+            "nodes" => info.nodes = w.number(key)?,
+            "prunes" => info.prunes = w.number(key)?,
+            "prunesmax" => info.prunes_max = w.number(key)?,
+            "prunesmin" => info.prunes_min = w.number(key)?,
+            "tthits" => info.tt_hits = w.number(key)?,
+            "nps" => info.nps = w.number(key)?,
+            "time" => info.time = Duration::from_millis(w.number(key)?),
+            "pv" => info.pv = parse_moves(w, variant)?,
+            other => return Err(w.error(format!("unknown info field '{other}'"))),
+        }
+    }
+    Ok(info)
+}
+
+fn parse_trace(w: &mut Words<'_>, variant: Variant) -> Result<TraceNode, ParseResponseError> {
+    w.keyword("ply")?;
+    let ply = w.number("ply")?;
+    w.keyword("move")?;
+    let mv = match w.word("move")? {
+        "none" => None,
+        t => Some(parse_move(w, variant, t)?),
+    };
+    w.keyword("alpha")?;
+    let alpha = w.number("alpha")?;
+    w.keyword("beta")?;
+    let beta = w.number("beta")?;
+    w.keyword("value")?;
+    let value = w.number("value")?;
+    let pruned = match w.next() {
+        None => Vec::new(),
+        Some("pruned") => parse_moves(w, variant)?,
+        Some(other) => return Err(w.error(format!("unexpected '{other}'"))),
+    };
+    Ok(TraceNode {
+        ply,
+        mv,
+        alpha,
+        beta,
+        value,
+        pruned,
+    })
+}
+
+fn parse_option(w: &mut Words<'_>) -> Result<Response, ParseResponseError> {
+    w.keyword("name")?;
+    let name = w.word("option name")?.to_string();
+    w.keyword("type")?;
+    let kind = match w.word("option type")? {
+        "check" => {
+            w.keyword("default")?;
+            let default = match w.word("default")? {
+                "true" => true,
+                "false" => false,
+                other => return Err(w.error(format!("check default '{other}'"))),
+            };
+            OptionKind::Check { default }
+        }
+        "spin" => {
+            w.keyword("default")?;
+            let default = w.number("default")?;
+            w.keyword("min")?;
+            let min = w.number("min")?;
+            w.keyword("max")?;
+            let max = w.number("max")?;
+            OptionKind::Spin { default, min, max }
+        }
+        "string" => {
+            w.keyword("default")?;
+            let default = match w.rest() {
+                "<empty>" => String::new(),
+                d => d.to_string(),
+            };
+            OptionKind::Text { default }
+        }
+        "combo" => {
+            w.keyword("default")?;
+            let default = w.word("default")?.to_string();
+            let mut values = Vec::new();
+            while let Some(k) = w.next() {
+                if k != "var" {
+                    return Err(w.error("'var' expected"));
+                }
+                values.push(w.word("var")?.to_string());
+            }
+            OptionKind::Combo { default, values }
+        }
+        other => return Err(w.error(format!("option type '{other}'"))),
+    };
+    w.end()?;
+    Ok(Response::Option { name, kind })
+}
+
+/// Every way a game can end, to read `gameover` lines by their text.
+fn game_ends() -> impl Iterator<Item = GameEnd> {
+    let outcomes = [
+        Outcome::Win(Color::Black),
+        Outcome::Win(Color::White),
+        Outcome::Draw,
+    ];
+    let reasons = [
+        EndReason::NoMoves,
+        EndReason::NoPieces,
+        EndReason::Blocked,
+        EndReason::Repetition,
+        EndReason::FortyMoves,
+    ];
+    outcomes.into_iter().flat_map(move |outcome| {
+        reasons
+            .into_iter()
+            .map(move |reason| GameEnd { outcome, reason })
+    })
+}
+
+fn parse_game_over(w: &mut Words<'_>) -> Result<GameEnd, ParseResponseError> {
+    let pdn = w.word("result")?;
+    let text = w.rest();
+    game_ends()
+        .find(|e| e.outcome.pdn() == pdn && e.to_string() == text)
+        .ok_or_else(|| w.error("unknown game end"))
+}
+
+fn parse_error(text: &str) -> Response {
+    let refusals = [Refusal::BadToken, Refusal::NotAuthenticated, Refusal::Busy];
+    if let Some(r) = refusals.into_iter().find(|r| r.to_string() == text) {
+        return Response::Refused(r);
+    }
+    let full = text
+        .strip_prefix("server full (")
+        .and_then(|t| t.strip_suffix(" connections); try again later"))
+        .and_then(|n| n.parse().ok())
+        .filter(|&max| Refusal::ServerFull { max }.to_string() == text);
+    match full {
+        Some(max) => Response::Refused(Refusal::ServerFull { max }),
+        None => Response::Error(text.to_string()),
+    }
+}
+
+/// The lines of a `board` reply: the diagram, then `fen`, `turn`, `last` and
+/// perhaps `gameover`.
+fn parse_board(text: &str, variant: Variant) -> Result<Response, ParseResponseError> {
+    let bad = |reason: &str| ParseResponseError {
+        line: super::shorten(text, 80),
+        reason: reason.into(),
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let fen_at = lines
+        .iter()
+        .position(|l| l.starts_with("fen "))
+        .ok_or_else(|| bad("a multi-line reply without a fen line"))?;
+    let tail = &lines[fen_at..];
+    if !(tail.len() == 3 || tail.len() == 4) {
+        return Err(bad(
+            "a board reply ends with fen, turn, last and maybe gameover",
+        ));
+    }
+    let fen = tail[0]["fen ".len()..].to_string();
+    let turn_text = tail[1]
+        .strip_prefix("turn ")
+        .ok_or_else(|| bad("turn expected"))?;
+    let turn = [Color::Black, Color::White]
+        .into_iter()
+        .find(|c| c.to_string() == turn_text)
+        .ok_or_else(|| bad("turn: black or white expected"))?;
+    let last_text = tail[2]
+        .strip_prefix("last ")
+        .ok_or_else(|| bad("last expected"))?;
+    let mut w = Words::new(tail[2]);
+    let last = match last_text {
+        "none" => None,
+        t => Some(parse_move(&mut w, variant, t)?),
+    };
+    let result = match tail.get(3) {
+        None => None,
+        Some(l) => {
+            let mut w = Words::new(l);
+            w.keyword("gameover")?;
+            Some(parse_game_over(&mut w)?)
+        }
+    };
+    let mut diagram = lines[..fen_at].join("\n");
+    diagram.push('\n');
+    Ok(Response::Board {
+        diagram,
+        fen,
+        turn,
+        last,
+        result,
+    })
+}
+
+impl Response {
+    /// Reads one response (a `board` or `help` reply: all its lines, joined by
+    /// `\n`), moves on the board of `variant`.
+    pub fn parse_in(variant: Variant, text: &str) -> Result<Response, ParseResponseError> {
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        if text == HELP {
+            return Ok(Response::Help);
+        }
+        if text.contains('\n') {
+            return parse_board(text, variant);
+        }
+        let mut w = Words::new(text);
+        let head = w.word("a response")?;
+        let r = match head {
+            "kingmeok" => Response::HelloOk { uci: false },
+            "uciok" => Response::HelloOk { uci: true },
+            "readyok" => Response::ReadyOk,
+            "authok" => Response::AuthOk,
+            "id" => {
+                let key = w.word("id key")?.to_string();
+                return Ok(Response::Id {
+                    key,
+                    value: w.rest().to_string(),
+                });
+            }
+            "option" => return parse_option(&mut w),
+            "info" => {
+                if w.rest.starts_with(" string ") || w.rest == " string" {
+                    w.next();
+                    return Ok(Response::InfoString(w.rest().to_string()));
+                }
+                Response::Info(parse_info(&mut w, variant)?)
+            }
+            "trace" => Response::Trace(parse_trace(&mut w, variant)?),
+            "bestmove" => {
+                let mv = match w.word("bestmove")? {
+                    "none" => None,
+                    t => Some(parse_move(&mut w, variant, t)?),
+                };
+                let ponder = match (mv, w.next()) {
+                    (_, None) => None,
+                    (Some(_), Some("ponder")) => {
+                        let t = w.word("ponder move")?;
+                        Some(parse_move(&mut w, variant, t)?)
+                    }
+                    (_, Some(other)) => return Err(w.error(format!("unexpected '{other}'"))),
+                };
+                Response::BestMove { mv, ponder }
+            }
+            "gameover" => return Ok(Response::GameOver(parse_game_over(&mut w)?)),
+            "played" | "undone" => {
+                let t = w.word("move")?;
+                let m = parse_move(&mut w, variant, t)?;
+                if head == "played" {
+                    Response::Played(m)
+                } else {
+                    Response::Undone(m)
+                }
+            }
+            "moves" => {
+                let moves = parse_moves(&mut w, variant);
+                match moves {
+                    Err(_) if text == "moves none" => Response::Moves(Vec::new()),
+                    m => Response::Moves(m?),
+                }
+            }
+            "perft" => {
+                w.keyword("depth")?;
+                let depth = w.number("depth")?;
+                w.keyword("nodes")?;
+                let nodes = w.number("nodes")?;
+                w.keyword("time")?;
+                let time = Duration::from_millis(w.number("time")?);
+                Response::Perft { depth, nodes, time }
+            }
+            "eval" => {
+                w.keyword("score")?;
+                Response::Eval(parse_score(&mut w)?)
+            }
+            "error" => return Ok(parse_error(w.rest())),
+            other => return Err(w.error(format!("unknown response '{other}'"))),
+        };
+        w.end()?;
+        Ok(r)
+    }
+
+    /// The typed refusal this response is, if it is one.
+    #[must_use]
+    pub fn refusal(&self) -> Option<Refusal> {
+        match self {
+            Response::Refused(r) => Some(*r),
+            _ => None,
+        }
+    }
+}
