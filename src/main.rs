@@ -6,6 +6,8 @@ use kingme::perft::{self, Counting};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod egdb_cli;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "kingme",
@@ -100,6 +102,9 @@ enum Command {
     /// Play DXP (DamExchange) games over TCP as the follower, e.g. against
     /// pydraughts' DXPEngine (English, squares 1-32).
     Dxp(DxpArgs),
+    /// English endgame databases: build, probe, verify, stats, plan.
+    #[command(subcommand)]
+    Egdb(egdb_cli::EgdbCommand),
 }
 
 #[derive(Args, Debug)]
@@ -347,6 +352,7 @@ fn main() -> ExitCode {
         Some(Command::Solve(a)) => run_solve(&a),
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => run_dxp(&a),
+        Some(Command::Egdb(c)) => egdb_cli::run(c),
         None => run_server(&cli.serve),
     };
     match res {
