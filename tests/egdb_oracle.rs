@@ -127,7 +127,9 @@ impl Board {
                 continue;
             }
             let (mr, mc, lr, lc) = (mr as usize, mc as usize, lr as usize, lc as usize);
-            let Some(victim) = b.cells[mr][mc] else { continue };
+            let Some(victim) = b.cells[mr][mc] else {
+                continue;
+            };
             if victim.white == p.white || taken.contains(&(mr, mc)) || b.cells[lr][lc].is_some() {
                 continue;
             }
@@ -160,10 +162,22 @@ impl Board {
 fn all_boards(max: usize) -> Vec<Board> {
     let squares = dark_squares();
     let kinds = [
-        Piece { white: false, king: false },
-        Piece { white: false, king: true },
-        Piece { white: true, king: false },
-        Piece { white: true, king: true },
+        Piece {
+            white: false,
+            king: false,
+        },
+        Piece {
+            white: false,
+            king: true,
+        },
+        Piece {
+            white: true,
+            king: false,
+        },
+        Piece {
+            white: true,
+            king: true,
+        },
     ];
     let mut out = Vec::new();
     fn place(
@@ -176,7 +190,10 @@ fn all_boards(max: usize) -> Vec<Board> {
     ) {
         if b.count(true) > 0 && b.count(false) > 0 {
             for wtm in [false, true] {
-                out.push(Board { white_to_move: wtm, ..*b });
+                out.push(Board {
+                    white_to_move: wtm,
+                    ..*b
+                });
             }
         }
         if left == 0 {
@@ -194,7 +211,10 @@ fn all_boards(max: usize) -> Vec<Board> {
             }
         }
     }
-    let mut b = Board { cells: [[None; 8]; 8], white_to_move: false };
+    let mut b = Board {
+        cells: [[None; 8]; 8],
+        white_to_move: false,
+    };
     place(&squares, &kinds, 0, max, &mut b, &mut out);
     out
 }
@@ -227,7 +247,13 @@ fn oracle(max: usize) -> HashMap<Board, Wdl> {
             if known[i].is_some() {
                 continue;
             }
-            let value = |k: usize| if k == usize::MAX { Some(Wdl::Loss) } else { known[k] };
+            let value = |k: usize| {
+                if k == usize::MAX {
+                    Some(Wdl::Loss)
+                } else {
+                    known[k]
+                }
+            };
             let kids = &children[i];
             let v = if kids.iter().any(|&k| value(k) == Some(Wdl::Loss)) {
                 Some(Wdl::Win)

@@ -124,6 +124,21 @@ impl DirLock {
     }
 }
 
+/// Removes the temporary files an interrupted build left (we hold the lock:
+/// nobody else is writing them).
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Whether both files of `mat` in `dir` are present and open.
 fn complete(dir: &Path, mat: Material) -> bool {
     file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values).is_ok()
@@ -147,6 +162,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, BuildError> {
         source,
     })?;
     let _lock = DirLock::take(dir)?;
+    remove_stale_temporaries(dir);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .thread_name(|i| format!("egdb-build-{i}"))
