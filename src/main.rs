@@ -93,6 +93,10 @@ enum Command {
         /// Add this to every bench depth (negative for a quicker run).
         #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         depth_delta: i32,
+        /// Probe the endgame databases in this directory (the signature is
+        /// taken without).
+        #[arg(long, value_name = "DIR")]
+        egdb: Option<String>,
     },
     /// Solve a mini-checkers position exactly: its value and each move's value.
     Solve(SolveArgs),
@@ -288,9 +292,9 @@ fn run_solve(a: &SolveArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run_bench(depth_delta: i32) {
+fn run_bench(depth_delta: i32, egdb: Option<&str>) -> Result<(), String> {
     let t = Instant::now();
-    let rows = kingme::bench::run(depth_delta);
+    let rows = kingme::bench::run_with_egdb(depth_delta, egdb)?;
     let mut nodes = 0;
     for r in &rows {
         println!(
@@ -309,6 +313,7 @@ fn run_bench(depth_delta: i32) {
         "nodes {nodes} time {secs:.3}s nps {:.0}",
         nodes as f64 / secs.max(1e-9)
     );
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -345,10 +350,7 @@ fn main() -> ExitCode {
     let res = match cli.command {
         Some(Command::Perft(a)) => run_perft(&a, false),
         Some(Command::Divide(a)) => run_perft(&a, true),
-        Some(Command::Bench { depth_delta }) => {
-            run_bench(depth_delta);
-            Ok(())
-        }
+        Some(Command::Bench { depth_delta, egdb }) => run_bench(depth_delta, egdb.as_deref()),
         Some(Command::Solve(a)) => run_solve(&a),
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => run_dxp(&a),

@@ -34,7 +34,7 @@ fn dark_squares() -> Vec<(usize, usize)> {
 
 impl Board {
     fn fen(&self) -> String {
-        let mut side = |white: bool| {
+        let side = |white: bool| {
             let mut v = Vec::new();
             for (r, c) in dark_squares() {
                 if let Some(p) = self.cells[r][c] {

@@ -15,17 +15,20 @@ pub use handle::SearchHandle;
 pub use level::Level;
 pub use limits::Limits;
 pub use options::{
-    parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB, MAX_HASH_MIB,
-    MAX_THREADS,
+    parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB,
+    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_THREADS,
 };
 
 use crate::board::{Game, Move, Position};
+use crate::egdb::Tablebase;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, History, Iteration, SearchReport};
 pub use crate::search::{Score, TraceNode};
 use crate::solve::MiniTablebase;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Statistics of one iteration, as the protocol's `info` line shows them.
@@ -47,6 +50,8 @@ pub struct Info {
     pub prunes_min: u64,
     /// Usable transposition table hits.
     pub tt_hits: u64,
+    /// Endgame database probes that gave a value.
+    pub egdb_probes: u64,
     /// Nodes per second.
     pub nps: u64,
     /// Time since `go`.
@@ -67,6 +72,7 @@ impl Info {
             prunes_max: it.stats.prunes_max,
             prunes_min: it.stats.prunes_min,
             tt_hits: it.stats.tt_hits,
+            egdb_probes: it.stats.egdb_probes,
             nps: (it.stats.nodes as f64 / secs) as u64,
             time: it.time,
             pv: it.pv.clone(),
@@ -95,6 +101,51 @@ pub struct Engine {
     options: EngineOptions,
     /// Allocated by the first search, so an idle session costs no table.
     tt: Option<Arc<TranspositionTable>>,
+    /// The endgame databases, opened on first use.
+    egdb: Egdb,
+    /// A line about the databases for the user, said once.
+    egdb_notice: Option<String>,
+}
+
+/// Where an engine stands with its endgame databases.
+enum Egdb {
+    /// Not looked for yet.
+    Unopened,
+    /// Found (possibly holding no slice).
+    Open(Arc<Tablebase>),
+    /// None found where they were looked for.
+    Absent,
+}
+
+/// The databases in `dir`, shared by every engine of the process that uses
+/// the same directory (the slices it loads are read-only).
+fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
+    static OPEN: Mutex<Vec<(PathBuf, Arc<Tablebase>)>> = Mutex::new(Vec::new());
+    let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, tb)) = open.iter().find(|(d, _)| d == dir) {
+        return Ok(Arc::clone(tb));
+    }
+    let mut tb = Tablebase::new();
+    tb.add_directory(dir).map_err(|e| e.to_string())?;
+    let tb = Arc::new(tb);
+    open.push((dir.to_path_buf(), Arc::clone(&tb)));
+    Ok(tb)
+}
+
+fn describe_tablebase(tb: &Tablebase, dir: &Path) -> String {
+    if tb.max_pieces() == 0 {
+        format!(
+            "no endgame database found in {} (kingme egdb build makes one); playing without",
+            dir.display()
+        )
+    } else {
+        format!(
+            "endgame databases: {} slices, every position of up to {} pieces, in {}",
+            tb.slices().len(),
+            tb.max_pieces(),
+            dir.display()
+        )
+    }
 }
 
 impl Default for Engine {
@@ -123,6 +174,8 @@ impl Engine {
         Engine {
             options: EngineOptions::default(),
             tt: None,
+            egdb: Egdb::Unopened,
+            egdb_notice: None,
         }
     }
 
@@ -156,14 +209,89 @@ impl Engine {
         self.options.threads
     }
 
-    /// Sets an option by name (case-insensitive). Changing `Hash` reallocates the table.
+    /// Sets an option by name (case-insensitive). Changing `Hash` reallocates the
+    /// table; `EGDBPath` opens the databases there (an error if it is no directory).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
         let old_hash = self.options.hash_mib;
+        let old_path = self.options.egdb_path.clone();
         self.options.set(name, value)?;
         if self.options.hash_mib != old_hash {
             self.tt = None;
         }
+        if name.eq_ignore_ascii_case("EGDBPath") {
+            self.egdb = Egdb::Unopened;
+            self.egdb_notice = None;
+            if !self.options.egdb_path.is_empty() {
+                let dir = PathBuf::from(&self.options.egdb_path);
+                match open_tablebase(&dir) {
+                    Ok(tb) => {
+                        self.egdb_notice = Some(describe_tablebase(&tb, &dir));
+                        self.egdb = Egdb::Open(tb);
+                    }
+                    Err(e) => {
+                        self.options.egdb_path = old_path;
+                        return Err(EngineError::BadValue {
+                            name: name.to_string(),
+                            value: value.to_string(),
+                            expected: format!("a directory of endgame database files ({e})"),
+                        });
+                    }
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The endgame databases searches probe, looked for on the first call in
+    /// `EGDBPath` or the default directory; `None` when `EGDBPieces` is 0 or
+    /// none were found.
+    pub fn tablebase(&mut self) -> Option<Arc<Tablebase>> {
+        if self.options.egdb_pieces == 0 {
+            return None;
+        }
+        if let Egdb::Unopened = self.egdb {
+            let dir = crate::egdb::default_dir();
+            self.egdb = match dir.as_deref().map(|d| (d, open_tablebase(d))) {
+                Some((d, Ok(tb))) => {
+                    self.egdb_notice = Some(describe_tablebase(&tb, d));
+                    Egdb::Open(tb)
+                }
+                Some((d, Err(_))) => {
+                    self.egdb_notice = Some(format!(
+                        "no endgame database found in {} (kingme egdb build makes one); playing without",
+                        d.display()
+                    ));
+                    Egdb::Absent
+                }
+                None => {
+                    self.egdb_notice = Some(
+                        "no endgame database found (no data directory; set EGDBPath); playing without"
+                            .to_string(),
+                    );
+                    Egdb::Absent
+                }
+            };
+        }
+        match &self.egdb {
+            Egdb::Open(tb) if tb.max_pieces() > 0 => Some(Arc::clone(tb)),
+            _ => None,
+        }
+    }
+
+    /// The line about the databases not yet said (where they are, or that none
+    /// were found), once.
+    pub fn take_egdb_notice(&mut self) -> Option<String> {
+        self.egdb_notice.take()
+    }
+
+    /// The databases' value of `pos`, when they know it.
+    pub fn database_value(&mut self, pos: &Position) -> Option<crate::egdb::Wdl> {
+        if pos.variant() != crate::board::Variant::English
+            || pos.occupied().count() > self.options.egdb_pieces
+        {
+            return None;
+        }
+        self.tablebase()?.probe_wdl(pos).ok()
     }
 
     /// Forgets everything learned (clears the transposition table).
@@ -193,7 +321,13 @@ impl Engine {
         let fallback = Arc::clone(&on_event);
         let pos = *game.position();
         let hist = history_of(game);
-        let sl = self.options.search_limits(&limits, &pos);
+        let mut sl = self.options.search_limits(&limits, &pos);
+        if pos.variant() == crate::board::Variant::English {
+            if let Some(tb) = self.tablebase() {
+                sl.egdb_pieces = self.options.egdb_pieces.min(tb.max_pieces());
+                sl.egdb = Some(tb);
+            }
+        }
         let control = Arc::new(Control::default());
         if limits.infinite || limits.ponder {
             control.hold.store(true, Ordering::SeqCst);
@@ -225,6 +359,7 @@ impl Engine {
                         prunes_max: s.prunes_max,
                         prunes_min: s.prunes_min,
                         tt_hits: s.tt_hits,
+                        egdb_probes: s.egdb_probes,
                         nps: (s.nodes as f64 / secs) as u64,
                         time: res.time,
                         pv: last.pv.clone(),

@@ -34,6 +34,7 @@ fn config(a: &str, b: &str, games: usize, pdn: Option<PathBuf>) -> MatchConfig {
         concurrency: 2,
         sprt: None,
         max_plies: 200,
+        egdb: None,
         seed: 7,
         margin: Duration::from_millis(2000),
         setup_timeout: Duration::from_secs(20),
