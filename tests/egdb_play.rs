@@ -201,7 +201,7 @@ fn won_database_positions_are_converted_against_a_database_defender() {
         let ix = egdb::index::SliceIndex::new(m);
         for i in (0..ix.len()).step_by(997) {
             if let Some(p) = ix.position(i) {
-                if tb.probe_wdl(&p) == Ok(egdb::Wdl::Win) && !p.legal_moves().is_empty() {
+                if matches!(tb.probe_wdl(&p), Ok(egdb::Wdl::Win)) && !p.legal_moves().is_empty() {
                     won.push(p);
                 }
             }

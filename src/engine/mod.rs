@@ -219,9 +219,10 @@ impl Engine {
             self.tt = None;
         }
         if name.eq_ignore_ascii_case("EGDBPath") {
-            self.egdb = Egdb::Unopened;
-            self.egdb_notice = None;
-            if !self.options.egdb_path.is_empty() {
+            if self.options.egdb_path.is_empty() {
+                self.egdb = Egdb::Unopened;
+                self.egdb_notice = None;
+            } else {
                 let dir = PathBuf::from(&self.options.egdb_path);
                 match open_tablebase(&dir) {
                     Ok(tb) => {
