@@ -392,7 +392,7 @@ fn a_game_reaching_a_database_position_is_adjudicated_with_its_value() {
         setup_timeout: Duration::from_secs(20),
     };
     let record = play_game(&mut players, &setup);
-    assert_eq!(record.moves, ["14x23"]);
+    assert_eq!(record.moves, ["14x23"], "{:?}", record.termination);
     let after = start.after(start.legal_moves()[0]);
     let want = match tb.probe_wdl(&after).unwrap() {
         kingme::egdb::Wdl::Win => Outcome::Win(after.turn()),
@@ -408,7 +408,7 @@ fn a_game_reaching_a_database_position_is_adjudicated_with_its_value() {
     );
     let pdn = kingme_referee::pdn::write_game(&record, "t", "2026.01.01");
     assert!(
-        pdn.contains("[Termination \"adjudicated from the endgame database at W:WK32:B23,K1\"]"),
+        pdn.contains("[Termination \"adjudicated from the endgame database at W:WK32:BK1,23\"]"),
         "{pdn}"
     );
 }
