@@ -54,9 +54,12 @@ fn probe(dir: &Path, fens: &[&str]) -> (Vec<String>, String) {
     )
 }
 
+/// The slice files of `dir` and their bytes (none while `dir` does not exist yet).
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<(String, Vec<u8>)> = entries
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".wld") || n.ends_with(".dtc"))
