@@ -55,8 +55,15 @@ pub struct BenchRow {
 }
 
 /// Runs the bench; `depth_delta` shifts every depth (negative for a quick run).
+/// No endgame database is probed: the signature does not depend on one.
 #[must_use]
 pub fn run(depth_delta: i32) -> Vec<BenchRow> {
+    run_with_egdb(depth_delta, None).unwrap_or_default()
+}
+
+/// Runs the bench probing the endgame databases of directory `egdb` (none
+/// when `None`); an error when that directory can't be opened.
+pub fn run_with_egdb(depth_delta: i32, egdb: Option<&str>) -> Result<Vec<BenchRow>, String> {
     let mut rows = Vec::new();
     for &(variant, fen, depth) in POSITIONS {
         let pos = match Position::from_fen(variant, fen) {
@@ -68,6 +75,14 @@ pub fn run(depth_delta: i32) -> Vec<BenchRow> {
         // heuristic search only: the exact mini table would make the signature
         // depend on whether its background build has finished
         let _ = engine.set_option("MiniTable", "false");
+        match egdb {
+            None => {
+                let _ = engine.set_option("EGDBPieces", "0");
+            }
+            Some(dir) => engine
+                .set_option("EGDBPath", dir)
+                .map_err(|e| e.to_string())?,
+        }
         let game = Game::from_position(pos);
         let t = Instant::now();
         let events = engine.search_blocking(
@@ -96,5 +111,5 @@ pub fn run(depth_delta: i32) -> Vec<BenchRow> {
             best,
         });
     }
-    rows
+    Ok(rows)
 }

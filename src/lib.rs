@@ -13,6 +13,9 @@
 //! - [`solve`]: the exact value (win, draw or loss, and plies to the end) of
 //!   any mini-checkers position: `GameValue`, `MiniSolver`, and the shared
 //!   `MiniTablebase` of every position reachable from the start.
+//! - [`egdb`]: English endgame databases: exact win, draw or loss (and the
+//!   distance to conversion) of every position of up to N pieces, built by
+//!   retrograde analysis (`kingme egdb build`), probed through a `Tablebase`.
 //! - [`search`]: iterative deepening over an alpha-beta node search, with move
 //!   ordering, time management, statistics and the transposition table; it
 //!   reports through callbacks and never prints.
@@ -38,6 +41,8 @@ pub mod perft;
 
 pub mod eval;
 pub mod solve;
+
+pub mod egdb;
 
 pub mod engine;
 pub mod search;

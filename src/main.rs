@@ -6,6 +6,8 @@ use kingme::perft::{self, Counting};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod egdb_cli;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "kingme",
@@ -91,6 +93,10 @@ enum Command {
         /// Add this to every bench depth (negative for a quicker run).
         #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         depth_delta: i32,
+        /// Probe the endgame databases in this directory (the signature is
+        /// taken without).
+        #[arg(long, value_name = "DIR")]
+        egdb: Option<String>,
     },
     /// Solve a mini-checkers position exactly: its value and each move's value.
     Solve(SolveArgs),
@@ -100,6 +106,9 @@ enum Command {
     /// Play DXP (DamExchange) games over TCP as the follower, e.g. against
     /// pydraughts' DXPEngine (English, squares 1-32).
     Dxp(DxpArgs),
+    /// English endgame databases: build, probe, verify, stats, plan.
+    #[command(subcommand)]
+    Egdb(egdb_cli::EgdbCommand),
 }
 
 #[derive(Args, Debug)]
@@ -283,9 +292,9 @@ fn run_solve(a: &SolveArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run_bench(depth_delta: i32) {
+fn run_bench(depth_delta: i32, egdb: Option<&str>) -> Result<(), String> {
     let t = Instant::now();
-    let rows = kingme::bench::run(depth_delta);
+    let rows = kingme::bench::run_with_egdb(depth_delta, egdb)?;
     let mut nodes = 0;
     for r in &rows {
         println!(
@@ -304,6 +313,7 @@ fn run_bench(depth_delta: i32) {
         "nodes {nodes} time {secs:.3}s nps {:.0}",
         nodes as f64 / secs.max(1e-9)
     );
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -340,13 +350,11 @@ fn main() -> ExitCode {
     let res = match cli.command {
         Some(Command::Perft(a)) => run_perft(&a, false),
         Some(Command::Divide(a)) => run_perft(&a, true),
-        Some(Command::Bench { depth_delta }) => {
-            run_bench(depth_delta);
-            Ok(())
-        }
+        Some(Command::Bench { depth_delta, egdb }) => run_bench(depth_delta, egdb.as_deref()),
         Some(Command::Solve(a)) => run_solve(&a),
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => run_dxp(&a),
+        Some(Command::Egdb(c)) => egdb_cli::run(c),
         None => run_server(&cli.serve),
     };
     match res {

@@ -222,7 +222,7 @@ proptest! {
             Response::Info(Info {
                 depth: n[0], seldepth: n[1], score: score(kind, v), nodes: u64::from(n[2]),
                 prunes: u64::from(n[3]), prunes_max: u64::from(n[4]), prunes_min: u64::from(n[5]),
-                tt_hits: u64::from(n[6]), nps: u64::from(n[7]),
+                tt_hits: u64::from(n[6]), egdb_probes: u64::from(n[3] ^ n[6]), nps: u64::from(n[7]),
                 time: Duration::from_millis(u64::from(n[0])), pv: moves.clone(),
             }),
             Response::Trace(TraceNode {
@@ -238,6 +238,7 @@ proptest! {
                 turn: pos.turn(),
                 last,
                 result: (kind % 2 == 0).then(|| ends()[end]),
+                database: [None, Some(kingme::egdb::Wdl::Win), Some(kingme::egdb::Wdl::Draw), Some(kingme::egdb::Wdl::Loss)][(kind / 2 % 4) as usize],
             },
             Response::InfoString(words.clone()),
             Response::Error(words.clone()),

@@ -16,18 +16,21 @@ pub use handle::SearchHandle;
 pub use level::Level;
 pub use limits::Limits;
 pub use options::{
-    parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB, MAX_HASH_MIB,
-    MAX_THREADS,
+    parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB,
+    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_THREADS,
 };
 
 use crate::board::{Game, Move, Position};
+use crate::egdb::Tablebase;
 use crate::search::tt::{TableAllocError, TranspositionTable};
 use crate::search::{self, Control, History, Iteration, SearchReport};
 pub use crate::search::{Score, TraceNode};
 use crate::solve::MiniTablebase;
 use answer::{Answer, AnswerGuard, SharedAnswer};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Statistics of one iteration, as the protocol's `info` line shows them.
@@ -49,6 +52,8 @@ pub struct Info {
     pub prunes_min: u64,
     /// Usable transposition table hits.
     pub tt_hits: u64,
+    /// Endgame database probes that gave a value.
+    pub egdb_probes: u64,
     /// Nodes per second.
     pub nps: u64,
     /// Time since `go`.
@@ -69,6 +74,7 @@ impl Info {
             prunes_max: it.stats.prunes_max,
             prunes_min: it.stats.prunes_min,
             tt_hits: it.stats.tt_hits,
+            egdb_probes: it.stats.egdb_probes,
             nps: (it.stats.nodes as f64 / secs) as u64,
             time: it.time,
             pv: it.pv.clone(),
@@ -100,6 +106,51 @@ pub struct Engine {
     /// A failure to inject into the next search (unit tests only).
     #[cfg(test)]
     fault: Option<Fault>,
+    /// The endgame databases, opened on first use.
+    egdb: Egdb,
+    /// A line about the databases for the user, said once.
+    egdb_notice: Option<String>,
+}
+
+/// Where an engine stands with its endgame databases.
+enum Egdb {
+    /// Not looked for yet.
+    Unopened,
+    /// Found (possibly holding no slice).
+    Open(Arc<Tablebase>),
+    /// None found where they were looked for.
+    Absent,
+}
+
+/// The databases in `dir`, shared by every engine of the process that uses
+/// the same directory (the slices it loads are read-only).
+fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
+    static OPEN: Mutex<Vec<(PathBuf, Arc<Tablebase>)>> = Mutex::new(Vec::new());
+    let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, tb)) = open.iter().find(|(d, _)| d == dir) {
+        return Ok(Arc::clone(tb));
+    }
+    let mut tb = Tablebase::new();
+    tb.add_directory(dir).map_err(|e| e.to_string())?;
+    let tb = Arc::new(tb);
+    open.push((dir.to_path_buf(), Arc::clone(&tb)));
+    Ok(tb)
+}
+
+fn describe_tablebase(tb: &Tablebase, dir: &Path) -> String {
+    if tb.max_pieces() == 0 {
+        format!(
+            "no endgame database found in {} (kingme egdb build makes one); playing without",
+            dir.display()
+        )
+    } else {
+        format!(
+            "endgame databases: {} slices, every position of up to {} pieces, in {}",
+            tb.slices().len(),
+            tb.max_pieces(),
+            dir.display()
+        )
+    }
 }
 
 impl Default for Engine {
@@ -149,6 +200,8 @@ impl Engine {
             tt: None,
             #[cfg(test)]
             fault: None,
+            egdb: Egdb::Unopened,
+            egdb_notice: None,
         }
     }
 
@@ -201,11 +254,33 @@ impl Engine {
 
     /// Sets an option by name (case-insensitive). Changing `Hash` allocates the
     /// new table at once; when that fails the old size and table stay.
+    /// `EGDBPath` opens the databases there (an error if it is no directory).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
         let mut options = self.options.clone();
         options.set(name, value)?;
         if options.hash_mib != self.options.hash_mib {
             self.tt = Some(Arc::new(self.allocate_table(options.hash_mib)?));
+        }
+        if name.eq_ignore_ascii_case("EGDBPath") {
+            if options.egdb_path.is_empty() {
+                self.egdb = Egdb::Unopened;
+                self.egdb_notice = None;
+            } else {
+                let dir = PathBuf::from(&options.egdb_path);
+                match open_tablebase(&dir) {
+                    Ok(tb) => {
+                        self.egdb_notice = Some(describe_tablebase(&tb, &dir));
+                        self.egdb = Egdb::Open(tb);
+                    }
+                    Err(e) => {
+                        return Err(EngineError::BadValue {
+                            name: name.to_string(),
+                            value: value.to_string(),
+                            expected: format!("a directory of endgame database files ({e})"),
+                        });
+                    }
+                }
+            }
         }
         self.options = options;
         Ok(())
@@ -219,6 +294,58 @@ impl Engine {
             return Err(TableAllocError { mib });
         }
         TranspositionTable::try_new(mib)
+    }
+
+    /// The endgame databases searches probe, looked for on the first call in
+    /// `EGDBPath` or the default directory; `None` when `EGDBPieces` is 0 or
+    /// none were found.
+    pub fn tablebase(&mut self) -> Option<Arc<Tablebase>> {
+        if self.options.egdb_pieces == 0 {
+            return None;
+        }
+        if let Egdb::Unopened = self.egdb {
+            let dir = crate::egdb::default_dir();
+            self.egdb = match dir.as_deref().map(|d| (d, open_tablebase(d))) {
+                Some((d, Ok(tb))) => {
+                    self.egdb_notice = Some(describe_tablebase(&tb, d));
+                    Egdb::Open(tb)
+                }
+                Some((d, Err(_))) => {
+                    self.egdb_notice = Some(format!(
+                        "no endgame database found in {} (kingme egdb build makes one); playing without",
+                        d.display()
+                    ));
+                    Egdb::Absent
+                }
+                None => {
+                    self.egdb_notice = Some(
+                        "no endgame database found (no data directory; set EGDBPath); playing without"
+                            .to_string(),
+                    );
+                    Egdb::Absent
+                }
+            };
+        }
+        match &self.egdb {
+            Egdb::Open(tb) if tb.max_pieces() > 0 => Some(Arc::clone(tb)),
+            _ => None,
+        }
+    }
+
+    /// The line about the databases not yet said (where they are, or that none
+    /// were found), once.
+    pub fn take_egdb_notice(&mut self) -> Option<String> {
+        self.egdb_notice.take()
+    }
+
+    /// The databases' value of `pos`, when they know it.
+    pub fn database_value(&mut self, pos: &Position) -> Option<crate::egdb::Wdl> {
+        if pos.variant() != crate::board::Variant::English
+            || pos.occupied().count() > self.options.egdb_pieces
+        {
+            return None;
+        }
+        self.tablebase()?.probe_wdl(pos).ok()
     }
 
     /// The table, allocated now if there is none yet (the smallest one when
@@ -265,7 +392,13 @@ impl Engine {
         let pos = *game.position();
         let answer = Answer::new(on_event, pos.legal_moves().first().copied());
         let hist = history_of(game);
-        let sl = self.options.search_limits(&limits, &pos);
+        let mut sl = self.options.search_limits(&limits, &pos);
+        if pos.variant() == crate::board::Variant::English {
+            if let Some(tb) = self.tablebase() {
+                sl.egdb_pieces = self.options.egdb_pieces.min(tb.max_pieces());
+                sl.egdb = Some(tb);
+            }
+        }
         let control = Arc::new(Control::default());
         if limits.infinite || limits.ponder {
             control.hold.store(true, Ordering::SeqCst);
@@ -295,6 +428,7 @@ impl Engine {
                     prunes_max: s.prunes_max,
                     prunes_min: s.prunes_min,
                     tt_hits: s.tt_hits,
+                    egdb_probes: s.egdb_probes,
                     nps: (s.nodes as f64 / secs) as u64,
                     time: res.time,
                     pv: last.pv.clone(),

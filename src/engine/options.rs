@@ -10,7 +10,7 @@ use crate::search::tt::TableAllocError;
 pub enum EngineError {
     /// No option with that name.
     #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights)"
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EGDBPath, EGDBPieces)"
     )]
     UnknownOption(String),
     /// A value the option does not take.
@@ -92,7 +92,15 @@ pub struct EngineOptions {
     pub mini_table: bool,
     /// English evaluation weights.
     pub weights: EnglishWeights,
+    /// Directory of the English endgame databases (empty: `KINGME_EGDB`, else
+    /// the platform data directory).
+    pub egdb_path: String,
+    /// Probe the databases in positions of at most this many pieces (0: off).
+    pub egdb_pieces: u32,
 }
+
+/// Largest `EGDBPieces`: the most pieces `kingme egdb build` builds.
+pub const MAX_EGDB_PIECES: i64 = 8;
 
 impl Default for EngineOptions {
     fn default() -> Self {
@@ -103,6 +111,8 @@ impl Default for EngineOptions {
             ponder: false,
             mini_table: true,
             weights: EnglishWeights::default(),
+            egdb_path: String::new(),
+            egdb_pieces: MAX_EGDB_PIECES as u32,
         }
     }
 }
@@ -149,6 +159,20 @@ impl EngineOptions {
                     default: String::new(),
                 },
             },
+            OptionSpec {
+                name: "EGDBPath".into(),
+                kind: OptionKind::Text {
+                    default: String::new(),
+                },
+            },
+            OptionSpec {
+                name: "EGDBPieces".into(),
+                kind: OptionKind::Spin {
+                    default: MAX_EGDB_PIECES,
+                    min: 0,
+                    max: MAX_EGDB_PIECES,
+                },
+            },
         ]
     }
 
@@ -184,6 +208,8 @@ impl EngineOptions {
             "minitable" => {
                 self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
             }
+            "egdbpath" => self.egdb_path = value.trim().to_string(),
+            "egdbpieces" => self.egdb_pieces = spin(0, MAX_EGDB_PIECES)? as u32,
             _ => return Err(EngineError::UnknownOption(name.to_string())),
         }
         Ok(())

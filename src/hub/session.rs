@@ -172,6 +172,15 @@ impl HubSession {
             self.engine.threads(),
             crate::engine::MAX_THREADS
         ));
+        out.push(format!(
+            "param name=egdb-path value={} type=string",
+            quote(&self.engine.options().egdb_path)
+        ));
+        out.push(format!(
+            "param name=egdb-pieces value={} type=int min=0 max={}",
+            self.engine.options().egdb_pieces,
+            crate::engine::MAX_EGDB_PIECES
+        ));
         out.push("wait".into());
     }
 
@@ -190,7 +199,9 @@ impl HubSession {
             }
             return;
         }
-        if let Err(e) = self.engine.set_option(name, value) {
+        // egdb-path and egdb-pieces are the engine's EGDBPath and EGDBPieces
+        let name = name.replace('-', "");
+        if let Err(e) = self.engine.set_option(&name, value) {
             out.push(error(&e.to_string()));
         }
     }
@@ -369,12 +380,13 @@ fn info_line(root: &Position, info: &Info) -> String {
         pos = pos.after(m);
     }
     format!(
-        "info depth={} score={} nodes={} time={:.3} nps={} pv={}",
+        "info depth={} score={} nodes={} time={:.3} nps={} egdb={} pv={}",
         info.depth,
         format_score(info.score),
         info.nodes,
         info.time.as_secs_f64(),
         info.nps,
+        info.egdb_probes,
         quote_always(&pv.join(" "))
     )
 }

@@ -77,6 +77,8 @@ pub enum Response {
         last: Option<Move>,
         /// The result if the game is over.
         result: Option<GameEnd>,
+        /// The endgame databases' value for the side to move, when they know it.
+        database: Option<crate::egdb::Wdl>,
     },
     /// The command list for people.
     Help,
@@ -195,7 +197,7 @@ impl fmt::Display for Response {
             Response::Info(i) => {
                 write!(
                     f,
-                    "info depth {} seldepth {} score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} nps {} time {}",
+                    "info depth {} seldepth {} score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} egdb {} nps {} time {}",
                     i.depth,
                     i.seldepth,
                     ScoreText(i.score),
@@ -204,6 +206,7 @@ impl fmt::Display for Response {
                     i.prunes_max,
                     i.prunes_min,
                     i.tt_hits,
+                    i.egdb_probes,
                     i.nps,
                     i.time.as_millis()
                 )?;
@@ -268,12 +271,16 @@ impl fmt::Display for Response {
                 turn,
                 last,
                 result,
+                database,
             } => {
                 f.write_str(diagram.trim_end_matches('\n'))?;
                 write!(f, "\nfen {fen}\nturn {turn}\nlast ")?;
                 match last {
                     Some(m) => write!(f, "{m}")?,
                     None => f.write_str("none")?,
+                }
+                if let Some(v) = database {
+                    write!(f, "\ndatabase {v}")?;
                 }
                 if let Some(end) = result {
                     write!(f, "\n{}", Response::GameOver(*end))?;

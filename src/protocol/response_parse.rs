@@ -125,6 +125,7 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
         prunes_max: 0,
         prunes_min: 0,
         tt_hits: 0,
+        egdb_probes: 0,
         nps: 0,
         time: Duration::ZERO,
         pv: Vec::new(),
@@ -139,6 +140,7 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
             "prunesmax" => info.prunes_max = w.number(key)?,
             "prunesmin" => info.prunes_min = w.number(key)?,
             "tthits" => info.tt_hits = w.number(key)?,
+            "egdb" => info.egdb_probes = w.number(key)?,
             "nps" => info.nps = w.number(key)?,
             "time" => info.time = Duration::from_millis(w.number(key)?),
             "pv" => info.pv = parse_moves(w, variant)?,
@@ -284,9 +286,9 @@ fn parse_board(text: &str, variant: Variant) -> Result<Response, ParseResponseEr
         .position(|l| l.starts_with("fen "))
         .ok_or_else(|| bad("a multi-line reply without a fen line"))?;
     let tail = &lines[fen_at..];
-    if !(tail.len() == 3 || tail.len() == 4) {
+    if !(3..=5).contains(&tail.len()) {
         return Err(bad(
-            "a board reply ends with fen, turn, last and maybe gameover",
+            "a board reply ends with fen, turn, last, maybe database and maybe gameover",
         ));
     }
     let fen = tail[0]["fen ".len()..].to_string();
@@ -305,7 +307,23 @@ fn parse_board(text: &str, variant: Variant) -> Result<Response, ParseResponseEr
         "none" => None,
         t => Some(parse_move(&mut w, variant, t)?),
     };
-    let result = match tail.get(3) {
+    let mut rest = tail[3..].iter().peekable();
+    let database = match rest.peek().and_then(|l| l.strip_prefix("database ")) {
+        Some(v) => {
+            rest.next();
+            let wdl = [
+                crate::egdb::Wdl::Win,
+                crate::egdb::Wdl::Draw,
+                crate::egdb::Wdl::Loss,
+            ]
+            .into_iter()
+            .find(|x| x.to_string() == v)
+            .ok_or_else(|| bad("database: win, draw or loss expected"))?;
+            Some(wdl)
+        }
+        None => None,
+    };
+    let result = match rest.next() {
         None => None,
         Some(l) => {
             let mut w = Words::new(l);
@@ -313,6 +331,9 @@ fn parse_board(text: &str, variant: Variant) -> Result<Response, ParseResponseEr
             Some(parse_game_over(&mut w)?)
         }
     };
+    if rest.next().is_some() {
+        return Err(bad("a board reply ends with its gameover line"));
+    }
     let mut diagram = lines[..fen_at].join("\n");
     diagram.push('\n');
     Ok(Response::Board {
@@ -321,6 +342,7 @@ fn parse_board(text: &str, variant: Variant) -> Result<Response, ParseResponseEr
         turn,
         last,
         result,
+        database,
     })
 }
 

@@ -247,6 +247,10 @@ impl Session {
             Command::Go(p) => self.go(p, out),
             Command::Help => out.push(Response::Help),
             Command::Board => out.push(Response::Board {
+                database: {
+                    let pos = *self.game.position();
+                    self.engine().database_value(&pos)
+                },
                 diagram: self.game.position().diagram(),
                 fen: self.game.position().to_fen(),
                 turn: self.game.position().turn(),
@@ -480,6 +484,8 @@ impl Session {
                     )));
                 } else if let Err(e) = self.engine().set_option(name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
+                } else if let Some(n) = self.engine().take_egdb_notice() {
+                    out.push(Response::InfoString(n));
                 }
             }
         }
@@ -533,6 +539,17 @@ impl Session {
                 ponder: None,
             });
             return;
+        }
+        let pos = *self.game.position();
+        if pos.variant() == Variant::English
+            && pos.occupied().count() <= crate::engine::MAX_EGDB_PIECES as u32
+        {
+            // where a database would count, say once whether there is one
+            let engine = self.engine();
+            let _ = engine.tablebase();
+            if let Some(n) = engine.take_egdb_notice() {
+                out.push(Response::InfoString(n));
+            }
         }
         let ms = Duration::from_millis;
         let limits = Limits {

@@ -6,7 +6,7 @@ use super::node::{Shared, Worker};
 use super::stats::Stats;
 use super::tt::TranspositionTable;
 use super::{Control, History, Iteration, Score, SearchLimits, SearchReport, SearchResult};
-use super::{INF, MAX_PLY, WIN, WIN_BOUND};
+use super::{DB_WIN_PLIES, INF, MAX_PLY, WIN, WIN_BOUND};
 use crate::board::{Move, Position, Rules, Variant};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -34,6 +34,33 @@ fn run_root<R: Rules>(
             ponder: None,
             last: None,
             stats: Stats::default(),
+            time: start.elapsed(),
+        };
+    }
+    if let Some((m, score)) = database_move(root, limits) {
+        // the databases know the root: play their move (a win converts, a loss
+        // resists longest) without searching
+        let stats = Stats {
+            nodes: 1,
+            egdb_probes: 1 + root_moves.len() as u64,
+            ..Stats::default()
+        };
+        let it = Iteration {
+            depth: 1,
+            score,
+            stats,
+            time: start.elapsed(),
+            pv: vec![m],
+        };
+        report.iteration(&it);
+        while control.hold.load(Ordering::Relaxed) && !control.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        return SearchResult {
+            best: Some(m),
+            ponder: None,
+            last: Some(it),
+            stats,
             time: start.elapsed(),
         };
     }
@@ -148,6 +175,23 @@ impl Drop for StopOnUnwind<'_> {
         if std::thread::panicking() {
             self.0.stop.store(true, Ordering::Relaxed);
         }
+    }
+}
+
+/// The databases' move at a won or lost root and its score; `None` when the
+/// root is drawn (the search picks among the drawing moves), unknown, or
+/// has more pieces than the databases are probed for.
+fn database_move(root: &Position, limits: &SearchLimits) -> Option<(Move, Score)> {
+    let tb = limits.egdb.as_deref()?;
+    if root.variant() != Variant::English || root.occupied().count() > limits.egdb_pieces {
+        return None;
+    }
+    let (m, v) = tb.best_move(root).ok()??;
+    let plies = DB_WIN_PLIES as u32;
+    match v {
+        crate::egdb::Wdl::Win => Some((m, Score::Win(plies))),
+        crate::egdb::Wdl::Loss => Some((m, Score::Loss(plies))),
+        crate::egdb::Wdl::Draw => None,
     }
 }
 

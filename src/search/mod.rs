@@ -33,6 +33,10 @@ pub const INF: i32 = 32_000;
 pub const WIN: i32 = 30_000;
 /// Scores beyond this are wins or losses.
 pub const WIN_BOUND: i32 = WIN - 1_000;
+/// A database win found `ply` plies from the root scores `WIN - DB_WIN_PLIES - ply`:
+/// certain, but further than any win the search itself sees, whose length it
+/// does not know (the database knows the value, not the game's length).
+pub const DB_WIN_PLIES: i32 = 500;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 
@@ -109,6 +113,11 @@ pub struct SearchLimits {
     pub weights: eval::EnglishWeights,
     /// Exact mini-checkers values to use below the root (perfect play).
     pub mini_table: Option<&'static crate::solve::MiniTablebase>,
+    /// English endgame databases, probed in every position of at most
+    /// `egdb_pieces` pieces (captures pending or not: the databases hold them all).
+    pub egdb: Option<std::sync::Arc<crate::egdb::Tablebase>>,
+    /// Most pieces of a position probed in `egdb` (0: none).
+    pub egdb_pieces: u32,
 }
 
 /// Flags shared between the controller and the search threads.

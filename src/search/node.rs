@@ -5,7 +5,8 @@
 use super::stats::Stats;
 use super::tt::{Bound, Entry, TranspositionTable};
 use super::{
-    Control, History, SearchLimits, SearchReport, TraceNode, INF, MAX_PLY, WIN, WIN_BOUND,
+    Control, History, SearchLimits, SearchReport, TraceNode, DB_WIN_PLIES, INF, MAX_PLY, WIN,
+    WIN_BOUND,
 };
 use crate::board::movegen;
 use crate::board::{Color, Move, MoveList, Position, Rules};
@@ -125,6 +126,24 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
     }
 
+    /// The exact score of `pos` from the endgame databases, when it has few
+    /// enough pieces and its slice answers.
+    #[inline]
+    fn probe_egdb(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        let tb = self.sh.limits.egdb.as_deref()?;
+        if pos.occupied().count() > self.sh.limits.egdb_pieces {
+            return None;
+        }
+        let v = tb.probe_wdl(pos).ok()?;
+        self.stats.egdb_probes += 1;
+        let win = WIN - DB_WIN_PLIES - ply as i32;
+        Some(match v {
+            crate::egdb::Wdl::Win => win,
+            crate::egdb::Wdl::Draw => 0,
+            crate::egdb::Wdl::Loss => -win,
+        })
+    }
+
     fn is_repetition(&self, hash: u64, quiet: u32) -> bool {
         let n = self.path.len();
         let back = (quiet as usize).min(n);
@@ -171,6 +190,11 @@ impl<'a, 'r> Worker<'a, 'r> {
                 || (R::KINGS_AND_MULTI_JUMPS && quiet >= crate::board::FORTY_MOVE_PLIES))
         {
             return 0;
+        }
+        if R::KINGS_AND_MULTI_JUMPS && ply > 0 {
+            if let Some(s) = self.probe_egdb(pos, ply) {
+                return s;
+            }
         }
         let at_leaf = depth <= 0 || ply >= MAX_PLY - 2;
         let alive = R::KINGS_AND_MULTI_JUMPS

@@ -17,6 +17,8 @@ pub struct Stats {
     pub tt_hits: u64,
     /// Deepest ply reached.
     pub seldepth: u32,
+    /// Endgame database probes that gave a value.
+    pub egdb_probes: u64,
 }
 
 impl Stats {
@@ -26,6 +28,7 @@ impl Stats {
         self.prunes_min += o.prunes_min;
         self.tt_hits += o.tt_hits;
         self.seldepth = self.seldepth.max(o.seldepth);
+        self.egdb_probes += o.egdb_probes;
     }
 }
 

@@ -95,6 +95,12 @@ pub enum Termination {
     Repetition,
     /// 40 moves each without a capture or a man move (English).
     FortyMoves,
+    /// The game reached a position the endgame databases know: adjudicated
+    /// with their value.
+    Database {
+        /// The position's FEN.
+        fen: String,
+    },
     /// The maximum game length was reached: adjudicated a draw.
     MaxPlies {
         /// The limit.
@@ -153,6 +159,7 @@ impl Termination {
             Termination::Repetition => "repetition",
             Termination::FortyMoves => "forty_moves",
             Termination::MaxPlies { .. } => "max_plies",
+            Termination::Database { .. } => "database",
             Termination::Illegal { .. } => "illegal",
             Termination::Timeout { .. } => "timeout",
             Termination::Crash { .. } => "crash",
@@ -168,6 +175,9 @@ impl fmt::Display for Termination {
             Termination::Repetition => f.write_str("threefold repetition"),
             Termination::FortyMoves => f.write_str("40-move rule"),
             Termination::MaxPlies { plies } => write!(f, "adjudicated draw after {plies} plies"),
+            Termination::Database { fen } => {
+                write!(f, "adjudicated from the endgame database at {fen}")
+            }
             Termination::Illegal { by, text, detail } => {
                 write!(f, "engine {by} played illegal move '{text}': {detail}")
             }
@@ -288,10 +298,26 @@ pub struct GameSetup<'a> {
     pub tc: TimeControl,
     /// Adjudicated a draw after this many plies.
     pub max_plies: usize,
+    /// Adjudicate a game as soon as it reaches a position these endgame
+    /// databases know.
+    pub egdb: Option<&'a kingme::egdb::Tablebase>,
     /// Grace added to every time limit before an engine loses on time.
     pub margin: Duration,
     /// Limit for connecting, the handshake and `isready`.
     pub setup_timeout: Duration,
+}
+
+/// The result the databases give `pos` (English, all its slices present).
+fn database_outcome(tb: &kingme::egdb::Tablebase, pos: &kingme::Position) -> Option<Outcome> {
+    use kingme::egdb::Wdl;
+    if pos.variant() != Variant::English || pos.occupied().count() > tb.max_pieces() {
+        return None;
+    }
+    Some(match tb.probe_wdl(pos).ok()? {
+        Wdl::Win => Outcome::Win(pos.turn()),
+        Wdl::Loss => Outcome::Win(!pos.turn()),
+        Wdl::Draw => Outcome::Draw,
+    })
 }
 
 fn fault_of(by: Side, e: &EngineError) -> Termination {
@@ -364,6 +390,16 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
                 _ => Termination::Rules {
                     reason: end.to_string(),
                 },
+            };
+            break;
+        }
+        if let Some(outcome) = setup
+            .egdb
+            .and_then(|tb| database_outcome(tb, game.position()))
+        {
+            record.outcome = outcome;
+            record.termination = Termination::Database {
+                fen: game.position().to_fen(),
             };
             break;
         }

@@ -87,6 +87,10 @@ struct MatchArgs {
     /// A game reaching this many plies is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
+    /// End a game as soon as it reaches a position the endgame databases in
+    /// DIR know (every slice of its piece count present), with their result.
+    #[arg(long, value_name = "DIR")]
+    adjudicate_egdb: Option<std::path::PathBuf>,
     /// Seed for the opening order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -302,6 +306,21 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
         concurrency: a.concurrency.clamp(1, 256),
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
         max_plies: a.max_plies.max(1),
+        egdb: match &a.adjudicate_egdb {
+            None => None,
+            Some(dir) => {
+                let mut tb = kingme::egdb::Tablebase::new();
+                tb.add_directory(dir)
+                    .with_context(|| "--adjudicate-egdb".to_string())?;
+                if tb.max_pieces() == 0 {
+                    bail!(
+                        "--adjudicate-egdb {}: no complete endgame database there",
+                        dir.display()
+                    );
+                }
+                Some(std::sync::Arc::new(tb))
+            }
+        },
         seed: a.seed,
         margin: Duration::from_millis(a.margin),
         setup_timeout: Duration::from_secs(10),

@@ -26,7 +26,7 @@ impl Opening {
     /// Whether this is the standard start position (no FEN needed).
     #[must_use]
     pub fn is_startpos(&self) -> bool {
-        self.moves.is_empty()
+        self.moves.is_empty() && self.position == Position::startpos(self.position.variant())
     }
 }
 

@@ -40,6 +40,8 @@ pub struct MatchConfig {
     pub sprt: Option<Sprt>,
     /// Longest game in plies (then a draw).
     pub max_plies: usize,
+    /// Endgame databases that end a game as soon as it reaches a position they know.
+    pub egdb: Option<std::sync::Arc<kingme::egdb::Tablebase>>,
     /// Seed for the opening order.
     pub seed: u64,
     /// Grace before a loss on time.
@@ -282,6 +284,7 @@ pub fn run_match(
                         a_color,
                         tc: cfg.tc,
                         max_plies: cfg.max_plies,
+                        egdb: cfg.egdb.as_deref(),
                         margin: cfg.margin,
                         setup_timeout: cfg.setup_timeout,
                     };

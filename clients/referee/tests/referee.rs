@@ -34,6 +34,7 @@ fn config(a: &str, b: &str, games: usize, pdn: Option<PathBuf>) -> MatchConfig {
         concurrency: 2,
         sprt: None,
         max_plies: 200,
+        egdb: None,
         seed: 7,
         margin: Duration::from_millis(2000),
         setup_timeout: Duration::from_secs(20),
@@ -346,4 +347,68 @@ fn sprt_stops_a_one_sided_match_early() {
     );
     assert!(report.llr.unwrap() <= report.sprt.unwrap().bounds().0);
     check_consistent(&report, &seen.0, None);
+}
+
+/// `--adjudicate-egdb`: a game that reaches a position the databases know ends
+/// there with their result, and the PDN's Termination tag says so.
+#[test]
+fn a_game_reaching_a_database_position_is_adjudicated_with_its_value() {
+    use kingme::board::Position;
+    use kingme_referee::game::{play_game, GameSetup, Player};
+    use kingme_referee::openings::Opening;
+    let tmp = TempDir::new("egdb");
+    let dir = tmp.path("egdb");
+    kingme::egdb::build(&kingme::egdb::BuildOptions {
+        dir: dir.clone(),
+        pieces: 3,
+        slice: None,
+        threads: 1,
+        quiet: true,
+    })
+    .unwrap();
+    let mut tb = kingme::egdb::Tablebase::new();
+    tb.add_directory(&dir).unwrap();
+    // four pieces, Black must take 14x23: then three pieces, which the databases know
+    let start = Position::from_fen(Variant::English, "B:WK18,K32:B14,K1").unwrap();
+    let opening = Opening {
+        name: "egdb test".into(),
+        moves: Vec::new(),
+        position: start,
+    };
+    let spec = format!("cmd:{}", common::kingme_bin().display());
+    let mut players = [
+        Player::new(spec.parse().unwrap(), Vec::new(), "a".into()),
+        Player::new(spec.parse().unwrap(), Vec::new(), "b".into()),
+    ];
+    let setup = GameSetup {
+        round: 1,
+        variant: Variant::English,
+        opening: &opening,
+        a_color: kingme::Color::Black,
+        tc: TimeControl::MoveTime(20),
+        max_plies: 100,
+        egdb: Some(&tb),
+        margin: Duration::from_millis(2000),
+        setup_timeout: Duration::from_secs(20),
+    };
+    let record = play_game(&mut players, &setup);
+    assert_eq!(record.moves, ["14x23"], "{:?}", record.termination);
+    let after = start.after(start.legal_moves()[0]);
+    let want = match tb.probe_wdl(&after).unwrap() {
+        kingme::egdb::Wdl::Win => Outcome::Win(after.turn()),
+        kingme::egdb::Wdl::Loss => Outcome::Win(!after.turn()),
+        kingme::egdb::Wdl::Draw => Outcome::Draw,
+    };
+    assert_eq!(record.outcome, want);
+    assert_eq!(
+        record.termination,
+        Termination::Database {
+            fen: after.to_fen()
+        }
+    );
+    let pdn = kingme_referee::pdn::write_game(&record, "t", "2026.01.01");
+    assert!(
+        pdn.contains("[Termination \"adjudicated from the endgame database at W:WK32:BK1,23\"]"),
+        "{pdn}"
+    );
 }

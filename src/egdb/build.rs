@@ -1,0 +1,421 @@
+//! The retrograde builder.
+//!
+//! Slices are built in [`plan`](super::plan) order, so captures and crownings
+//! lead into slices already on disk. Inside a slice, blocks (one set of men,
+//! see [`index`](super::index)) are solved from the most advanced men
+//! backwards: a man's move leads into a block already solved. Blocks of equal
+//! advancement are independent and solved in parallel.
+//!
+//! In a block only kings' quiet moves stay inside. Every other move
+//! (capture, man's move, crowning) has a known value. The block is then
+//! solved by retrograde analysis over the kings' moves, by increasing
+//! distance to conversion: a position is won at distance d + 1 as soon as a
+//! child is lost at d, and lost when its last undecided child is found won.
+//! What is left undecided is a draw (no side can force the game out of a
+//! cycle of kings' moves).
+//!
+//! Restartable: a slice whose files are present and open (header, size,
+//! checksum) is skipped; files are written under a temporary name, synced and
+//! renamed; a lock file keeps a second build out of the directory.
+
+use super::file::{self, FileError, Kind};
+use super::index::{mirror, Men, SliceIndex};
+use super::probe::{ProbeError, Tablebase};
+use super::{plan, Material, Wdl, NOT_A_POSITION};
+use crate::board::movegen::step;
+use crate::board::{Bitboard, Color, English, Position, Variant};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
+
+/// What to build where.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// The database directory (created if missing).
+    pub dir: PathBuf,
+    /// Every slice of at most this many pieces.
+    pub pieces: u32,
+    /// Only this slice (its dependencies must be in `dir`).
+    pub slice: Option<Material>,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+/// What a build did.
+#[derive(Clone, Debug, Default)]
+pub struct BuildReport {
+    /// Slices built now.
+    pub built: Vec<Material>,
+    /// Slices found complete and kept.
+    pub kept: Vec<Material>,
+}
+
+/// Why a build stopped. Each names the file or directory concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The directory can't be created or written.
+    #[error("database directory {path}: {source}")]
+    Dir {
+        /// The directory.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// Another build holds the directory's lock.
+    #[error("{0}: another build is running in this directory")]
+    Locked(PathBuf),
+    /// More pieces than the index supports.
+    #[error("--pieces {0}: at most 8 pieces can be built")]
+    TooManyPieces(u32),
+    /// `--slice` needs a slice it depends on that is not usable in the directory.
+    #[error("slice {slice} needs slice {needs}: {reason} (build it first; `kingme egdb plan` lists the order)")]
+    Dependency {
+        /// The slice asked for.
+        slice: Material,
+        /// The slice it needs.
+        needs: Material,
+        /// Why that one can't be used.
+        reason: ProbeError,
+    },
+    /// A slice file could not be written or read.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A probe into a finished slice failed during the build.
+    #[error("while building {slice}: {source}")]
+    Probe {
+        /// The slice being built.
+        slice: Material,
+        /// The failed probe.
+        source: ProbeError,
+    },
+    /// The thread pool could not start.
+    #[error("thread pool: {0}")]
+    Threads(String),
+}
+
+/// The lock a build holds on its directory (released when dropped, or when
+/// the process ends however it ends).
+#[derive(Debug)]
+pub struct DirLock {
+    _file: File,
+}
+
+impl DirLock {
+    /// Takes the lock file `build.lock` of `dir`, or fails at once.
+    pub fn take(dir: &Path) -> Result<DirLock, BuildError> {
+        let path = dir.join("build.lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| BuildError::Dir {
+                path: path.clone(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(DirLock { _file: file }),
+            Err(TryLockError::WouldBlock) => Err(BuildError::Locked(path)),
+            Err(TryLockError::Error(source)) => Err(BuildError::Dir { path, source }),
+        }
+    }
+}
+
+/// Removes the temporary files an interrupted build left (we hold the lock:
+/// nobody else is writing them).
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Whether both files of `mat` in `dir` are present and open.
+fn complete(dir: &Path, mat: Material) -> bool {
+    file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values).is_ok()
+        && file::read(
+            &file::path(dir, mat, Kind::Conversion),
+            mat,
+            Kind::Conversion,
+        )
+        .is_ok()
+}
+
+/// Builds the slices `opts` asks for into `opts.dir`, keeping those already
+/// complete there.
+pub fn build(opts: &BuildOptions) -> Result<BuildReport, BuildError> {
+    if opts.pieces > 8 {
+        return Err(BuildError::TooManyPieces(opts.pieces));
+    }
+    let dir = &opts.dir;
+    std::fs::create_dir_all(dir).map_err(|source| BuildError::Dir {
+        path: dir.clone(),
+        source,
+    })?;
+    let _lock = DirLock::take(dir)?;
+    remove_stale_temporaries(dir);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .thread_name(|i| format!("egdb-build-{i}"))
+        .build()
+        .map_err(|e| BuildError::Threads(e.to_string()))?;
+    let slices = match opts.slice {
+        Some(m) => vec![m.canonical()],
+        None => plan(opts.pieces),
+    };
+    let mut tb = Tablebase::new();
+    let mut report = BuildReport::default();
+    let todo: Vec<Material> = slices
+        .iter()
+        .copied()
+        .filter(|m| {
+            let done = complete(dir, *m);
+            if done {
+                report.kept.push(*m);
+            }
+            !done
+        })
+        .collect();
+    // dependencies: every slice any slice to build needs, not built in this run
+    let mut deps: Vec<Material> = todo.iter().flat_map(|m| m.dependencies()).collect();
+    deps.sort_by_key(|m| (m.pieces(), m.men(), *m));
+    deps.dedup();
+    for d in deps {
+        if todo.contains(&d) {
+            continue;
+        }
+        tb.add_slice(dir, d);
+        if let Err(reason) = tb.check_slice(d) {
+            let slice = *todo
+                .iter()
+                .find(|m| m.dependencies().contains(&d))
+                .expect("a slice needs it");
+            return Err(BuildError::Dependency {
+                slice,
+                needs: d,
+                reason,
+            });
+        }
+    }
+    let total: u64 = todo.iter().map(|m| m.positions()).sum();
+    let bar = if opts.quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(total);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        b
+    };
+    for mat in todo {
+        bar.set_message(mat.to_string());
+        let (values, conversion) = pool.install(|| build_slice(mat, &tb, &bar))?;
+        file::write(dir, mat, Kind::Conversion, &conversion)?;
+        file::write(dir, mat, Kind::Values, &file::pack(&values))?;
+        tb.add_slice(dir, mat);
+        report.built.push(mat);
+    }
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// A block's value codes and conversion distances.
+type Solved = (u64, Vec<u8>, Vec<u8>);
+
+/// Solves every position of `mat`: value codes (one per byte) and distances to
+/// conversion.
+pub fn build_slice(
+    mat: Material,
+    tb: &Tablebase,
+    bar: &ProgressBar,
+) -> Result<(Vec<u8>, Vec<u8>), BuildError> {
+    let ix = SliceIndex::new(mat);
+    let n = ix.len() as usize;
+    let bl = ix.block_len() as usize;
+    let mut values = vec![NOT_A_POSITION; n];
+    let mut conversion = vec![0u8; n];
+    let mut levels: Vec<Vec<(u64, Men)>> = Vec::new();
+    for b in 0..ix.blocks() {
+        match ix.men(b) {
+            Some(men) => {
+                let p = men.progress() as usize;
+                if levels.len() <= p {
+                    levels.resize_with(p + 1, Vec::new);
+                }
+                levels[p].push((b, men));
+            }
+            None => bar.inc(bl as u64),
+        }
+    }
+    for level in levels.iter().rev() {
+        let solved: Vec<Solved> = level
+            .par_iter()
+            .map(|&(b, men)| solve_block(&ix, b, men, &values, tb))
+            .collect::<Result<_, _>>()
+            .map_err(|source| BuildError::Probe { slice: mat, source })?;
+        for (b, v, d) in solved {
+            let at = b as usize * bl;
+            values[at..at + bl].copy_from_slice(&v);
+            conversion[at..at + bl].copy_from_slice(&d);
+            bar.inc(bl as u64);
+        }
+    }
+    Ok((values, conversion))
+}
+
+/// The value of `child` (a position reached by an irreversible move) for its
+/// side to move: from this slice's finished blocks or from the tablebase.
+fn child_value(
+    child: &Position,
+    ix: &SliceIndex,
+    values: &[u8],
+    tb: &Tablebase,
+) -> Result<Wdl, ProbeError> {
+    let mat = Material::of(child);
+    let own = ix.material();
+    let code = if mat == own {
+        values[ix.index(child) as usize]
+    } else if mat.mirrored() == own {
+        values[ix.index(&mirror(child)) as usize]
+    } else {
+        return tb.probe_wdl(child);
+    };
+    Wdl::from_code(code).ok_or(ProbeError::NoValue(own))
+}
+
+const UNDECIDED: u8 = 0xff;
+
+/// Solves one block; `values` holds the finished blocks of the slice.
+fn solve_block(
+    ix: &SliceIndex,
+    b: u64,
+    men: Men,
+    values: &[u8],
+    tb: &Tablebase,
+) -> Result<Solved, ProbeError> {
+    let bl = ix.block_len() as usize;
+    let base = b * ix.block_len();
+    let mut value = vec![UNDECIDED; bl];
+    let mut dist = vec![0u8; bl];
+    let mut pending = vec![0u8; bl];
+    let mut can_draw = vec![false; bl];
+    // buckets[d]: positions decided at distance d, whose parents are still to see
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(), Vec::new()];
+    for i in 0..bl {
+        let pos = ix.position_in_block(men, i as u64);
+        let moves = pos.legal_moves_all_paths();
+        if moves.is_empty() {
+            decide(&mut value, &mut dist, &mut buckets, i, Wdl::Loss, 0);
+            continue;
+        }
+        let (mut wins, mut draws, mut inside) = (false, false, 0u8);
+        for &m in moves.iter() {
+            if m.is_capture() || !pos.kings().contains(m.from()) {
+                match child_value(&pos.after(m), ix, values, tb)? {
+                    Wdl::Loss => {
+                        wins = true;
+                        break;
+                    }
+                    Wdl::Draw => draws = true,
+                    Wdl::Win => {}
+                }
+            } else {
+                inside += 1;
+            }
+        }
+        if wins {
+            // an irreversible winning move: no win is nearer
+            decide(&mut value, &mut dist, &mut buckets, i, Wdl::Win, 1);
+        } else if inside == 0 {
+            if !draws {
+                decide(&mut value, &mut dist, &mut buckets, i, Wdl::Loss, 1);
+            }
+        } else {
+            pending[i] = inside;
+            can_draw[i] = draws;
+        }
+    }
+    let mut d = 0;
+    while d < buckets.len() {
+        let bucket = std::mem::take(&mut buckets[d]);
+        for i in bucket {
+            let wins = value[i as usize] == Wdl::Win.code();
+            // parents: the opponent's king stepped here from an empty neighbour
+            let pos = ix.position_in_block(men, u64::from(i));
+            let them = !pos.turn();
+            let empty = !pos.occupied().0;
+            let mut k = pos.kings_of(them).0;
+            while k != 0 {
+                let t = k & k.wrapping_neg();
+                k ^= t;
+                for dir in 0..4 {
+                    let u = step::<English>(t, dir) & empty;
+                    if u == 0 {
+                        continue;
+                    }
+                    let mut sides = [pos.pieces(Color::Black).0, pos.pieces(Color::White).0];
+                    sides[usize::from(them == Color::White)] ^= t | u;
+                    let parent = Position::from_parts(
+                        Variant::English,
+                        Bitboard(sides[0]),
+                        Bitboard(sides[1]),
+                        Bitboard(pos.kings().0 ^ t ^ u),
+                        them,
+                    );
+                    if parent.must_capture() {
+                        continue;
+                    }
+                    let q = (ix.index(&parent) - base) as usize;
+                    if value[q] != UNDECIDED {
+                        continue;
+                    }
+                    if !wins {
+                        decide(&mut value, &mut dist, &mut buckets, q, Wdl::Win, d + 1);
+                    } else {
+                        pending[q] -= 1;
+                        if pending[q] == 0 && !can_draw[q] {
+                            decide(&mut value, &mut dist, &mut buckets, q, Wdl::Loss, d + 1);
+                        }
+                    }
+                }
+            }
+        }
+        d += 1;
+    }
+    for v in &mut value {
+        if *v == UNDECIDED {
+            *v = Wdl::Draw.code();
+        }
+    }
+    Ok((b, value, dist))
+}
+
+/// Records position `i` of a block as decided at distance `d`, to propagate.
+fn decide(
+    value: &mut [u8],
+    dist: &mut [u8],
+    buckets: &mut Vec<Vec<u32>>,
+    i: usize,
+    v: Wdl,
+    d: usize,
+) {
+    value[i] = v.code();
+    dist[i] = d.min(255) as u8;
+    if buckets.len() <= d {
+        buckets.resize_with(d + 1, Vec::new);
+    }
+    buckets[d].push(i as u32);
+}

@@ -1,0 +1,281 @@
+//! The [`Tablebase`]: slice files found by name in the directories added,
+//! opened lazily on the first probe that needs them, checked (header, size,
+//! checksum) as they are opened; probes answer an exact value or a typed
+//! error, never a guess. Safe to share between search threads.
+
+use super::file::{self, FileError, Kind};
+use super::index::{mirror, SliceIndex};
+use super::{Material, Wdl};
+use crate::board::{Move, Position, Variant};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Why a probe has no answer.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// Only English positions are in the databases.
+    #[error("not an English position")]
+    Variant,
+    /// The position's slice is not among the files found.
+    #[error("slice {0} is not in the database")]
+    Missing(Material),
+    /// The slice's file is unusable (truncated, corrupted, unreadable).
+    #[error("{0}")]
+    File(Arc<FileError>),
+    /// The slice's file holds no position at this index (a corrupted file
+    /// whose checksum was recomputed, or a bug).
+    #[error("slice {0} has no value for this position")]
+    NoValue(Material),
+}
+
+/// A directory that can't be added.
+#[derive(Debug, thiserror::Error)]
+#[error("database directory {path}: {source}")]
+pub struct DirError {
+    /// The directory.
+    pub path: PathBuf,
+    /// The system's error.
+    pub source: std::io::Error,
+}
+
+type Loaded = OnceLock<Result<Arc<[u8]>, Arc<FileError>>>;
+
+struct Entry {
+    mat: Material,
+    index: SliceIndex,
+    dir: PathBuf,
+    values: Loaded,
+    conversion: Loaded,
+}
+
+impl Entry {
+    fn load(&self, kind: Kind) -> Result<&[u8], ProbeError> {
+        let cell = match kind {
+            Kind::Values => &self.values,
+            Kind::Conversion => &self.conversion,
+        };
+        cell.get_or_init(|| {
+            file::read(&file::path(&self.dir, self.mat, kind), self.mat, kind)
+                .map(Arc::from)
+                .map_err(Arc::new)
+        })
+        .as_deref()
+        .map_err(|e| ProbeError::File(e.clone()))
+    }
+}
+
+/// Slot of a material in the table of entries (each count below 13).
+fn slot(m: Material) -> usize {
+    ((usize::from(m.bm) * 13 + usize::from(m.bk)) * 13 + usize::from(m.wm)) * 13 + usize::from(m.wk)
+}
+
+/// A collection of database slices from one or more directories.
+pub struct Tablebase {
+    entries: Vec<Option<Entry>>,
+    max_pieces: u32,
+    dirs: Vec<PathBuf>,
+}
+
+impl Default for Tablebase {
+    fn default() -> Tablebase {
+        Tablebase::new()
+    }
+}
+
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebase")
+            .field("dirs", &self.dirs)
+            .field("slices", &self.slices())
+            .field("max_pieces", &self.max_pieces)
+            .finish()
+    }
+}
+
+/// How a position's value is looked up: which slice entry, and the position
+/// in the slice's orientation.
+enum Located<'a> {
+    Known(Wdl),
+    At(&'a Entry, Position),
+}
+
+impl Tablebase {
+    /// An empty collection: every probe answers [`ProbeError::Missing`].
+    #[must_use]
+    pub fn new() -> Tablebase {
+        Tablebase {
+            entries: (0..13usize.pow(4)).map(|_| None).collect(),
+            max_pieces: 0,
+            dirs: Vec::new(),
+        }
+    }
+
+    /// Adds the slice files (`*.wld`, named by material) of `dir`; a slice
+    /// already known from an earlier directory is kept. Returns how many
+    /// slices were added. Files are opened on the first probe needing them.
+    pub fn add_directory(&mut self, dir: impl AsRef<Path>) -> Result<usize, DirError> {
+        let dir = dir.as_ref();
+        let err = |source| DirError {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mut added = 0;
+        for e in std::fs::read_dir(dir).map_err(err)? {
+            let e = e.map_err(err)?;
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some(stem) = name.strip_suffix(".wld") else {
+                continue;
+            };
+            let Ok(mat) = stem.parse::<Material>() else {
+                continue;
+            };
+            if mat.is_canonical() && self.add_slice(dir, mat) {
+                added += 1;
+            }
+        }
+        self.dirs.push(dir.to_path_buf());
+        Ok(added)
+    }
+
+    /// Adds one slice whose files are in `dir` (for a builder that just wrote
+    /// them). Returns false when the slice was known already.
+    pub fn add_slice(&mut self, dir: &Path, mat: Material) -> bool {
+        let s = &mut self.entries[slot(mat)];
+        if s.is_some() {
+            return false;
+        }
+        *s = Some(Entry {
+            mat,
+            index: SliceIndex::new(mat),
+            dir: dir.to_path_buf(),
+            values: OnceLock::new(),
+            conversion: OnceLock::new(),
+        });
+        self.max_pieces = (2..=12)
+            .take_while(|&n| {
+                super::plan(n)
+                    .iter()
+                    .all(|m| self.entries[slot(*m)].is_some())
+            })
+            .last()
+            .unwrap_or(0);
+        true
+    }
+
+    /// The largest N such that every slice of at most N pieces is present
+    /// (0 when not even the 2-piece slices are).
+    #[must_use]
+    pub const fn max_pieces(&self) -> u32 {
+        self.max_pieces
+    }
+
+    /// The slices found, in build order.
+    #[must_use]
+    pub fn slices(&self) -> Vec<Material> {
+        let mut v: Vec<Material> = self.entries.iter().flatten().map(|e| e.mat).collect();
+        v.sort_by_key(|m| (m.pieces(), m.men(), *m));
+        v
+    }
+
+    /// The directories added.
+    #[must_use]
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
+    /// Whether the slice file of `mat` (canonical) is present and opens
+    /// (header, size, checksum); the error names the file.
+    pub fn check_slice(&self, mat: Material) -> Result<(), ProbeError> {
+        let e = self.entries[slot(mat)]
+            .as_ref()
+            .ok_or(ProbeError::Missing(mat))?;
+        e.load(Kind::Values).map(|_| ())
+    }
+
+    fn locate(&self, pos: &Position) -> Result<Located<'_>, ProbeError> {
+        if pos.variant() != Variant::English {
+            return Err(ProbeError::Variant);
+        }
+        let us = pos.turn();
+        if pos.pieces(us).is_empty() {
+            return Ok(Located::Known(Wdl::Loss));
+        }
+        if pos.pieces(!us).is_empty() {
+            return Ok(Located::Known(Wdl::Win));
+        }
+        let mat = Material::of(pos);
+        let (mat, pos) = if mat.is_canonical() {
+            (mat, *pos)
+        } else {
+            (mat.mirrored(), mirror(pos))
+        };
+        if mat.bk > 12 || mat.wk > 12 || mat.pieces() > 12 {
+            return Err(ProbeError::Missing(mat));
+        }
+        let e = self.entries[slot(mat)]
+            .as_ref()
+            .ok_or(ProbeError::Missing(mat))?;
+        Ok(Located::At(e, pos))
+    }
+
+    /// The value of `pos` for the side to move. Valid for every legal English
+    /// position whose slice is present: with or without a capture pending, with
+    /// or without a legal move.
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        match self.locate(pos)? {
+            Located::Known(v) => Ok(v),
+            Located::At(e, p) => {
+                let data = e.load(Kind::Values)?;
+                let code = file::unpack(data, e.index.index(&p));
+                Wdl::from_code(code).ok_or(ProbeError::NoValue(e.mat))
+            }
+        }
+    }
+
+    /// The value of `pos` and its distance to conversion: the plies the winner
+    /// needs, against the longest defence, until an irreversible move (capture
+    /// or man's move) that keeps the win; 0 for a draw or a lost position with
+    /// no move; capped at 255.
+    pub fn probe_dtc(&self, pos: &Position) -> Result<(Wdl, u8), ProbeError> {
+        match self.locate(pos)? {
+            Located::Known(v) => Ok((v, 0)),
+            Located::At(e, p) => {
+                let data = e.load(Kind::Values)?;
+                let i = e.index.index(&p);
+                let v = Wdl::from_code(file::unpack(data, i)).ok_or(ProbeError::NoValue(e.mat))?;
+                let d = e.load(Kind::Conversion)?;
+                Ok((v, d[i as usize]))
+            }
+        }
+    }
+
+    /// The database's move in `pos` and the position's value: when winning,
+    /// an irreversible winning move if there is one, else the winning move of
+    /// least conversion distance; when drawing, a drawing move; when losing,
+    /// the move that resists longest. `None` when the side to move has no move.
+    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
+        let v = self.probe_wdl(pos)?;
+        let mut best: Option<(Move, i32)> = None;
+        for &m in pos.legal_moves().iter() {
+            let child = pos.after(m);
+            let (cv, cd) = self.probe_dtc(&child)?;
+            let cv = cv.flipped();
+            if cv != v {
+                continue;
+            }
+            let irreversible = m.is_capture() || !pos.kings().contains(m.from());
+            let plies = if irreversible { 1 } else { 1 + i32::from(cd) };
+            // higher is better
+            let score = match v {
+                Wdl::Win => -plies,
+                Wdl::Loss => plies,
+                Wdl::Draw => 0,
+            };
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((m, score));
+            }
+        }
+        Ok(best.map(|(m, _)| (m, v)))
+    }
+}

@@ -1,0 +1,262 @@
+//! `kingme egdb ...`: build, probe, verify, list and count the endgame databases.
+
+use clap::{Args, Subcommand};
+use kingme::board::{Position, Variant};
+use kingme::egdb::{self, file, verify, Material, ProbeError, Tablebase};
+use std::collections::HashSet;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Subcommand, Debug)]
+pub enum EgdbCommand {
+    /// Build the databases by retrograde analysis (restartable).
+    Build(BuildArgs),
+    /// Print `FEN win|draw|loss|unknown` for each FEN (arguments, or stdin lines).
+    Probe(ProbeArgs),
+    /// Check every slice file and the values' consistency with the rules.
+    Verify(VerifyArgs),
+    /// Print each slice's counts of wins, draws and losses.
+    Stats(DirArg),
+    /// List the slices of N pieces in build order, with sizes and dependencies.
+    Plan(PlanArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DirArg {
+    /// Database directory [default: $KINGME_EGDB, else ~/.local/share/kingme/egdb].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    dir: DirArg,
+    /// Build every slice of at most N pieces.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pieces: u32,
+    /// Build only this slice (e.g. bm1bk1wm0wk1); the slices it needs must be in DIR.
+    #[arg(long, value_name = "NAME")]
+    slice: Option<Material>,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_name = "T", default_value_t = 0)]
+    threads: usize,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    dir: DirArg,
+    /// Positions (PDN FEN); with none, one per line from stdin.
+    fens: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    dir: DirArg,
+    /// Check K random positions per slice instead of all.
+    #[arg(long, value_name = "K")]
+    sample: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// Slices of at most N pieces.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pieces: u32,
+    /// One JSON array (name, pieces, positions, bytes, depends) instead of lines.
+    #[arg(long)]
+    json: bool,
+}
+
+fn dir_of(a: &DirArg) -> Result<PathBuf, String> {
+    a.dir
+        .clone()
+        .or_else(egdb::default_dir)
+        .ok_or_else(|| "no database directory: give --dir or set KINGME_EGDB".to_string())
+}
+
+fn open(dir: &PathBuf) -> Result<Tablebase, String> {
+    let mut tb = Tablebase::new();
+    tb.add_directory(dir).map_err(|e| e.to_string())?;
+    Ok(tb)
+}
+
+pub fn run(cmd: EgdbCommand) -> Result<(), String> {
+    match cmd {
+        EgdbCommand::Build(a) => run_build(a),
+        EgdbCommand::Probe(a) => run_probe(a),
+        EgdbCommand::Verify(a) => run_verify(a),
+        EgdbCommand::Stats(a) => run_stats(a),
+        EgdbCommand::Plan(a) => {
+            run_plan(a);
+            Ok(())
+        }
+    }
+}
+
+fn run_build(a: BuildArgs) -> Result<(), String> {
+    let dir = dir_of(&a.dir)?;
+    let t = Instant::now();
+    let report = egdb::build(&egdb::BuildOptions {
+        dir: dir.clone(),
+        pieces: a.pieces,
+        slice: a.slice,
+        threads: a.threads,
+        quiet: a.quiet,
+    })
+    .map_err(|e| e.to_string())?;
+    let positions: u64 = report.built.iter().map(|m| m.positions()).sum();
+    println!(
+        "built {} slices ({positions} positions), kept {} complete, in {} ({:.1}s)",
+        report.built.len(),
+        report.kept.len(),
+        dir.display(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn run_probe(a: ProbeArgs) -> Result<(), String> {
+    let dir = dir_of(&a.dir)?;
+    let tb = open(&dir)?;
+    if tb.slices().is_empty() {
+        eprintln!("warning: no database slices in {}", dir.display());
+    }
+    let mut reported = HashSet::new();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut answer = |fen: &str| -> std::io::Result<()> {
+        let fen = fen.trim();
+        if fen.is_empty() {
+            return Ok(());
+        }
+        let pos = match Position::from_fen(Variant::English, fen) {
+            Ok(p) => p,
+            Err(e) => return writeln!(out, "error {e}"),
+        };
+        if let Err(why) = pos.validate() {
+            return writeln!(out, "error bad FEN '{fen}': {why}");
+        }
+        let word = match tb.probe_wdl(&pos) {
+            Ok(v) => v.word(),
+            Err(e) => {
+                if let ProbeError::File(f) = &e {
+                    if reported.insert(f.to_string()) {
+                        eprintln!("error: {f}");
+                    }
+                }
+                "unknown"
+            }
+        };
+        writeln!(out, "{fen} {word}")
+    };
+    let res = if a.fens.is_empty() {
+        std::io::stdin()
+            .lock()
+            .lines()
+            .try_for_each(|l| answer(&l?))
+    } else {
+        a.fens.iter().try_for_each(|f| answer(f))
+    };
+    res.map_err(|e| format!("output: {e}"))
+}
+
+fn run_verify(a: VerifyArgs) -> Result<(), String> {
+    let dir = dir_of(&a.dir)?;
+    let tb = open(&dir)?;
+    let slices = tb.slices();
+    if slices.is_empty() {
+        return Err(format!("no database slices in {}", dir.display()));
+    }
+    let t = Instant::now();
+    let mut failed = 0;
+    let mut checked = 0u64;
+    for m in &slices {
+        match verify::verify_slice(&tb, &dir, *m, a.sample) {
+            Ok(n) => {
+                checked += n;
+                println!("{m} ok {n}");
+            }
+            Err(e) => {
+                failed += 1;
+                println!("{m} FAILED {e}");
+            }
+        }
+    }
+    println!(
+        "verified {} slices, {checked} positions checked, {failed} failed ({:.1}s); all slices of up to {} pieces present",
+        slices.len(),
+        t.elapsed().as_secs_f64(),
+        tb.max_pieces()
+    );
+    if failed > 0 {
+        return Err(format!("{failed} slices failed verification"));
+    }
+    Ok(())
+}
+
+fn run_stats(a: DirArg) -> Result<(), String> {
+    let dir = dir_of(&a)?;
+    let tb = open(&dir)?;
+    let mut bad = 0;
+    let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
+    println!("slice wins draws losses max-conversion-plies");
+    for m in tb.slices() {
+        match verify::slice_stats(&dir, m) {
+            Ok(s) => {
+                println!(
+                    "{m} {} {} {} {}",
+                    s.wins, s.draws, s.losses, s.max_conversion
+                );
+                (w, d, l) = (w + s.wins, d + s.draws, l + s.losses);
+            }
+            Err(e) => {
+                bad += 1;
+                println!("{m} error {e}");
+            }
+        }
+    }
+    println!("total {w} {d} {l}");
+    if bad > 0 {
+        return Err(format!("{bad} slices unreadable"));
+    }
+    Ok(())
+}
+
+fn run_plan(a: PlanArgs) {
+    let slices = egdb::plan(a.pieces);
+    let bytes = |m: Material| {
+        let n = m.positions();
+        file::Kind::Values.data_len(n) + file::Kind::Conversion.data_len(n) + 128
+    };
+    if a.json {
+        let items: Vec<String> = slices
+            .iter()
+            .map(|m| {
+                let deps: Vec<String> = m.dependencies().iter().map(|d| format!("\"{d}\"")).collect();
+                format!(
+                    "{{\"name\":\"{m}\",\"pieces\":{},\"positions\":{},\"bytes\":{},\"depends\":[{}]}}",
+                    m.pieces(),
+                    m.positions(),
+                    bytes(*m),
+                    deps.join(",")
+                )
+            })
+            .collect();
+        println!("[{}]", items.join(",\n"));
+    } else {
+        for m in &slices {
+            let deps: Vec<String> = m.dependencies().iter().map(ToString::to_string).collect();
+            println!("{m} {} {} {}", m.positions(), bytes(*m), deps.join(","));
+        }
+        let total: u64 = slices.iter().map(|m| m.positions()).sum();
+        let b: u64 = slices.iter().map(|m| bytes(*m)).sum();
+        eprintln!("{} slices, {total} positions, {b} bytes", slices.len());
+    }
+}

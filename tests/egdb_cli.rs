@@ -1,0 +1,448 @@
+//! `kingme egdb` on the command line: the 4-piece set built, verified and
+//! knowing the textbook positions; slice-by-slice builds identical to the
+//! one-shot build; and the faults: truncated and corrupted files, missing or
+//! unwritable directories, a killed build restarted, two builds at once,
+//! malformed FENs in a batch, probing from many threads.
+
+use kingme::board::{Position, Variant};
+use kingme::egdb::{self, Material, Tablebase, Wdl};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+fn kingme(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(args)
+        .env_remove("KINGME_EGDB")
+        .output()
+        .expect("run kingme")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kingme-egdb-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn build(dir: &Path, pieces: u32) {
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--threads",
+        "2",
+        "--pieces",
+        &pieces.to_string(),
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+fn probe(dir: &Path, fens: &[&str]) -> (Vec<String>, String) {
+    let mut args = vec!["egdb", "probe", "--dir", dir.to_str().unwrap()];
+    args.extend_from_slice(fens);
+    let out = kingme(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (
+        text(&out.stdout).lines().map(str::to_string).collect(),
+        text(&out.stderr),
+    )
+}
+
+/// The slice files of `dir` and their bytes (none while `dir` does not exist yet).
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<(String, Vec<u8>)> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wld") || n.ends_with(".dtc"))
+        .map(|n| {
+            let b = std::fs::read(dir.join(&n)).unwrap();
+            (n, b)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice() {
+    let dir = temp_dir("four");
+    build(&dir, 4);
+    let out = kingme(&["egdb", "verify", "--dir", dir.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("0 failed"), "{stdout}");
+    assert!(stdout.contains("up to 4 pieces"), "{stdout}");
+
+    // textbook positions, both sides to move
+    let cases = [
+        ("W:W20,K15:B12,K28", "win"), // First Position
+        ("B:W20,K15:B12,K28", "draw"),
+        ("W:WK32:BK26", "win"), // king against king: the opposition
+        ("B:WK32:BK26", "draw"),
+        ("W:WK19,K23:BK32", "win"),
+        ("B:WK19,K23:BK32", "loss"),
+        ("W:WK1,K5:BK28", "win"),
+    ];
+    let fens: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let (lines, _) = probe(&dir, &fens);
+    let want: Vec<String> = cases.iter().map(|(f, v)| format!("{f} {v}")).collect();
+    assert_eq!(lines, want);
+
+    // stats: every slice listed, wins, draws and losses add up to the positions
+    let out = kingme(&["egdb", "stats", "--dir", dir.to_str().unwrap()]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), egdb::plan(4).len() + 2, "{stdout}");
+
+    // slice by slice, each in its own process, in plan order: identical files
+    let out = kingme(&["egdb", "plan", "--pieces", "4"]);
+    let plan: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(plan.len(), egdb::plan(4).len());
+    let one = temp_dir("four-by-slice");
+    for name in &plan {
+        let out = kingme(&[
+            "egdb",
+            "build",
+            "--quiet",
+            "--threads",
+            "1",
+            "--slice",
+            name,
+            "--dir",
+            one.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    }
+    assert_eq!(files(&one), files(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&one);
+}
+
+#[test]
+fn plan_json_lists_dependencies_and_a_slice_needs_them() {
+    let out = kingme(&["egdb", "plan", "--pieces", "3", "--json"]);
+    let s = text(&out.stdout);
+    assert!(s.starts_with('[') && s.trim_end().ends_with(']'), "{s}");
+    assert!(
+        s.contains(r#"{"name":"bm0bk2wm0wk1","pieces":3,"#)
+            && s.contains(r#""depends":["bm0bk1wm0wk1"]"#),
+        "{s}"
+    );
+    let dir = temp_dir("needs");
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--slice",
+        "bm0bk2wm0wk1",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("needs slice bm0bk1wm0wk1") && err.contains("bm0bk1wm0wk1.wld"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn damaged_files_answer_unknown_with_one_error_naming_the_file_and_a_rebuild_repairs_them() {
+    let dir = temp_dir("damaged");
+    build(&dir, 3);
+    let kk = "W:WK32:BK26"; // slice bm0bk1wm0wk1
+    let kkk = "W:WK19,K23:BK32"; // slice bm0bk2wm0wk1 (mirrored)
+    let (lines, _) = probe(&dir, &[kk, kkk]);
+    assert_eq!(lines, [format!("{kk} win"), format!("{kkk} win")]);
+
+    // truncated
+    let f = dir.join("bm0bk1wm0wk1.wld");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..bytes.len() - 10]).unwrap();
+    let (lines, err) = probe(&dir, &[kk, kk, kkk]);
+    assert_eq!(
+        lines,
+        [
+            format!("{kk} unknown"),
+            format!("{kk} unknown"),
+            format!("{kkk} win")
+        ]
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("bm0bk1wm0wk1.wld") && err.contains("truncated"),
+        "{err}"
+    );
+
+    // corrupted: one bit of data flipped
+    let mut bad = bytes.clone();
+    bad[100] ^= 4;
+    std::fs::write(&f, &bad).unwrap();
+    let (lines, err) = probe(&dir, &[kk]);
+    assert_eq!(lines, [format!("{kk} unknown")]);
+    assert!(
+        err.contains("bm0bk1wm0wk1.wld") && err.contains("corrupted"),
+        "{err}"
+    );
+    let out = kingme(&["egdb", "verify", "--dir", dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("bm0bk1wm0wk1 FAILED") && s.contains("bm0bk1wm0wk1.wld"),
+        "{s}"
+    );
+
+    // a build keeps the good slices and rebuilds the damaged one, identically
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--pieces",
+        "3",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("built 1 slices"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_and_unwritable_directories_are_one_clear_error() {
+    let dir = temp_dir("missing");
+    let out = kingme(&[
+        "egdb",
+        "probe",
+        "--dir",
+        dir.to_str().unwrap(),
+        "W:WK32:BK26",
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains(dir.to_str().unwrap()),
+        "{err}"
+    );
+
+    // a file where the directory should be
+    let file = temp_dir("notadir");
+    std::fs::write(&file, b"x").unwrap();
+    let sub = file.join("egdb");
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--pieces",
+        "2",
+        "--dir",
+        sub.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(sub.to_str().unwrap()), "{err}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_second_build_on_one_directory_is_refused() {
+    let dir = temp_dir("locked");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock = egdb::build::DirLock::take(&dir).expect("first lock");
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--pieces",
+        "2",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("build.lock") && err.contains("another build"),
+        "{err}"
+    );
+    assert!(files(&dir).is_empty());
+    drop(lock);
+    build(&dir, 2);
+    assert_eq!(files(&dir).len(), 2 * egdb::plan(2).len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_killed_build_leaves_only_complete_files_and_resumes() {
+    let dir = temp_dir("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args([
+            "egdb",
+            "build",
+            "--quiet",
+            "--threads",
+            "1",
+            "--pieces",
+            "4",
+            "--dir",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait until some slices are done, then kill it mid-build
+    let t = std::time::Instant::now();
+    while files(&dir).len() < 10 && t.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done = files(&dir);
+    assert!(
+        done.len() >= 10 && done.len() < 2 * egdb::plan(4).len(),
+        "{}",
+        done.len()
+    );
+    // every file with a final name opens
+    let mut tb = Tablebase::new();
+    tb.add_directory(&dir).unwrap();
+    for m in tb.slices() {
+        tb.check_slice(m).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--pieces",
+        "4",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(!s.contains("kept 0 complete"), "{s}");
+    let out = kingme(&[
+        "egdb",
+        "verify",
+        "--sample",
+        "2000",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn probe_reads_stdin_and_a_malformed_fen_does_not_stop_the_batch() {
+    let dir = temp_dir("stdin");
+    build(&dir, 3);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(["egdb", "probe", "--dir"])
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"W:WK32:BK26\nnonsense\nB:WK32:BK26\nW:WK10,K11,K12,K13:BK1\nB:W:BK1\nW:W1:B5\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines[0], "W:WK32:BK26 win");
+    assert!(
+        lines[1].starts_with("error ") && lines[1].contains("nonsense"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], "B:WK32:BK26 draw");
+    assert_eq!(lines[3], "W:WK10,K11,K12,K13:BK1 unknown");
+    assert_eq!(lines[4], "B:W:BK1 win");
+    assert!(lines[5].starts_with("error "), "{}", lines[5]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn probing_from_many_threads_gives_the_same_answers() {
+    let dir = temp_dir("threads");
+    egdb::build(&egdb::BuildOptions {
+        dir: dir.clone(),
+        pieces: 3,
+        slice: None,
+        threads: 1,
+        quiet: true,
+    })
+    .unwrap();
+    let positions: Vec<Position> = egdb::plan(3)
+        .into_iter()
+        .flat_map(|m: Material| {
+            let ix = egdb::index::SliceIndex::new(m);
+            (0..ix.len()).step_by(7).filter_map(move |i| ix.position(i))
+        })
+        .collect();
+    let single = {
+        let mut tb = Tablebase::new();
+        tb.add_directory(&dir).unwrap();
+        positions
+            .iter()
+            .map(|p| tb.probe_wdl(p).unwrap())
+            .collect::<Vec<Wdl>>()
+    };
+    // a fresh table opened lazily by four threads at once
+    let mut tb = Tablebase::new();
+    tb.add_directory(&dir).unwrap();
+    let tb = Arc::new(tb);
+    let positions = Arc::new(positions);
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let (tb, positions) = (tb.clone(), positions.clone());
+            std::thread::spawn(move || {
+                let n = positions.len();
+                (0..n)
+                    .map(|i| (i + t * n / 4) % n)
+                    .map(|i| (i, tb.probe_wdl(&positions[i]).unwrap()))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for h in handles {
+        for (i, v) in h.join().unwrap() {
+            assert_eq!(v, single[i]);
+        }
+    }
+    let p = Position::from_fen(Variant::English, "B:WK32:BK26").unwrap();
+    assert_eq!(tb.probe_wdl(&p).unwrap(), Wdl::Draw);
+    let _ = std::fs::remove_dir_all(&dir);
+}

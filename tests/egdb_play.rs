@@ -1,0 +1,223 @@
+//! The engine with endgame databases: the protocol options, `board`, the
+//! `info ... egdb` count, a missing path, the notice when there is none, and
+//! conversion: from won database positions kingme beats kingme (both with
+//! the databases) well within the 40-move rule.
+
+use kingme::board::{Color, Game, Outcome, Position, Variant};
+use kingme::egdb;
+use kingme::engine::{Engine, Event, Limits};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// The 3-piece databases, built once per test process.
+fn three_pieces() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("kingme-egdb-play-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        egdb::build(&egdb::BuildOptions {
+            dir: d.clone(),
+            pieces: 3,
+            slice: None,
+            threads: 2,
+            quiet: true,
+        })
+        .expect("build");
+        d
+    })
+}
+
+/// Runs a kingme session over stdio, sending `input` line by line and waiting
+/// for `bestmove` after each `go`; returns every line it printed.
+fn session(input: &str, env_home: Option<&Path>) -> Vec<String> {
+    use std::io::{BufRead, BufReader};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kingme"));
+    cmd.env_remove("KINGME_EGDB")
+        .env_remove("XDG_DATA_HOME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    if let Some(h) = env_home {
+        cmd.env("HOME", h);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for l in input.lines() {
+        writeln!(stdin, "{l}").unwrap();
+        if l.starts_with("go") {
+            loop {
+                let mut s = String::new();
+                assert!(stdout.read_line(&mut s).unwrap() > 0, "eof: {lines:?}");
+                let s = s.trim_end().to_string();
+                let done = s.starts_with("bestmove");
+                lines.push(s);
+                if done {
+                    break;
+                }
+            }
+        }
+    }
+    drop(stdin);
+    for l in stdout.lines() {
+        lines.push(l.unwrap());
+    }
+    child.wait().unwrap();
+    lines
+}
+
+#[test]
+fn protocol_options_board_info_and_errors() {
+    let dir = three_pieces();
+    let input = format!(
+        "setoption name EGDBPath value {}\n\
+         position fen W:WK32:BK26\nboard\n\
+         go movetime 50\nisready\n\
+         position fen B:WK32:BK26\nboard\n\
+         position fen B:W21,22:B1,2\nboard\n\
+         setoption name EGDBPath value {}/nowhere\n\
+         setoption name EGDBPieces value 9\n\
+         position fen W:WK19,K23:BK32\nboard\ngo depth 4\nisready\n\
+         setoption name EGDBPieces value 0\nboard\ngo depth 4\nisready\nquit\n",
+        dir.display(),
+        dir.display()
+    );
+    let lines = session(&input, None);
+    let text = lines.join("\n");
+    assert!(
+        lines[0].starts_with("info string endgame databases:")
+            && lines[0].contains("up to 3 pieces"),
+        "{text}"
+    );
+    let db: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("database "))
+        .collect();
+    // win (White to move), draw (Black to move); four pieces: not known
+    assert_eq!(
+        db,
+        ["database win", "database draw", "database win"],
+        "{text}"
+    );
+    let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 2, "{text}");
+    assert!(
+        errors[0].contains("EGDBPath") && errors[0].contains("nowhere"),
+        "{text}"
+    );
+    assert!(errors[1].contains("EGDBPieces"), "{text}");
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    // the won roots are played from the databases: score win, probes counted
+    assert!(
+        infos[0].contains("score win") && !infos[0].contains(" egdb 0 "),
+        "{text}"
+    );
+    // with EGDBPieces 0 the databases are not probed
+    assert!(infos.last().unwrap().contains(" egdb 0 "), "{text}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove")).count(),
+        3,
+        "{text}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| *l == "readyok").count(),
+        3,
+        "{text}"
+    );
+}
+
+#[test]
+fn without_a_database_one_info_string_says_so() {
+    let home = std::env::temp_dir().join(format!("kingme-egdb-home-{}", std::process::id()));
+    let lines = session(
+        "position fen W:WK32:BK26\ngo depth 3\nisready\nposition fen W:WK19,K23:BK32\ngo depth 3\nisready\nboard\nquit\n",
+        Some(&home),
+    );
+    let text = lines.join("\n");
+    let notes: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    assert!(notes[0].contains("no endgame database found"), "{text}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove")).count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("database") || l.starts_with("error")),
+        "{text}"
+    );
+}
+
+/// Plays `fen` out, both sides kingme with the databases at `depth`; the result and plies.
+fn play_out(fen: &str, depth: u32) -> (Option<Outcome>, usize) {
+    let dir = three_pieces().to_str().unwrap().to_string();
+    let mut engines = [Engine::new(), Engine::new()];
+    for e in &mut engines {
+        e.set_option("EGDBPath", &dir).unwrap();
+    }
+    let mut game = Game::from_position(Position::from_fen(Variant::English, fen).unwrap());
+    for ply in 0..200 {
+        if let Some(end) = game.result() {
+            return (Some(end.outcome), ply);
+        }
+        let side = usize::from(game.position().turn() == Color::White);
+        let events = engines[side].search_blocking(
+            &game,
+            Limits {
+                depth: Some(depth),
+                ..Default::default()
+            },
+        );
+        let mv = events
+            .iter()
+            .find_map(|e| match e {
+                Event::BestMove { mv, .. } => *mv,
+                _ => None,
+            })
+            .expect("a move");
+        game.play(mv).unwrap();
+    }
+    (game.result().map(|e| e.outcome), 200)
+}
+
+#[test]
+fn won_database_positions_are_converted_against_a_database_defender() {
+    let dir = three_pieces();
+    let mut tb = egdb::Tablebase::new();
+    tb.add_directory(dir).unwrap();
+    // every won 3-piece position of a sample, kings and men, both colours
+    let mut won = Vec::new();
+    for m in egdb::plan(3) {
+        let ix = egdb::index::SliceIndex::new(m);
+        for i in (0..ix.len()).step_by(997) {
+            if let Some(p) = ix.position(i) {
+                if matches!(tb.probe_wdl(&p), Ok(egdb::Wdl::Win)) && !p.legal_moves().is_empty() {
+                    won.push(p);
+                }
+            }
+        }
+    }
+    assert!(won.len() > 50, "{}", won.len());
+    won.push(Position::from_fen(Variant::English, "W:WK32:BK26").unwrap());
+    won.push(Position::from_fen(Variant::English, "W:WK19,K23:BK32").unwrap());
+    for p in &won {
+        let (result, plies) = play_out(&p.to_fen(), 3);
+        assert_eq!(
+            result,
+            Some(Outcome::Win(p.turn())),
+            "{p} after {plies} plies"
+        );
+        // no shuffling: far inside the 40-move rule's 80 plies
+        assert!(plies < 80, "{p}: {plies} plies");
+    }
+}
