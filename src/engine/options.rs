@@ -9,7 +9,7 @@ use crate::eval::EnglishWeights;
 pub enum EngineError {
     /// No option with that name.
     #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights)"
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile)"
     )]
     UnknownOption(String),
     /// A value the option does not take.
@@ -85,8 +85,8 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// Use the exact mini-checkers table at level max.
     pub mini_table: bool,
-    /// English evaluation weights.
-    pub weights: EnglishWeights,
+    /// How English positions are evaluated.
+    pub eval: crate::eval::Evaluator,
 }
 
 impl Default for EngineOptions {
@@ -97,7 +97,7 @@ impl Default for EngineOptions {
             threads: 1,
             ponder: false,
             mini_table: true,
-            weights: EnglishWeights::default(),
+            eval: crate::eval::Evaluator::default(),
         }
     }
 }
@@ -142,6 +142,10 @@ impl EngineOptions {
                 name: "EvalWeights",
                 kind: OptionKind::Text { default: "" },
             },
+            OptionSpec {
+                name: "EvalFile",
+                kind: OptionKind::Text { default: "builtin" },
+            },
         ]
     }
 
@@ -171,8 +175,20 @@ impl EngineOptions {
                 self.ponder = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
             }
             "evalweights" => {
-                self.weights = crate::eval::EnglishWeights::parse(value)
-                    .map_err(|e| bad(format!("comma-separated name=value pairs: {}", e.reason)))?
+                self.eval = crate::eval::Evaluator::Hand(EnglishWeights::parse(value).map_err(
+                    |e| bad(format!("comma-separated name=value pairs: {}", e.reason)),
+                )?)
+            }
+            "evalfile" => {
+                self.eval = match value.trim() {
+                    "" | "builtin" => crate::eval::Evaluator::default(),
+                    "hand" => crate::eval::Evaluator::Hand(EnglishWeights::default()),
+                    path => crate::eval::Evaluator::Learned(std::sync::Arc::new(
+                        crate::eval::LearnedWeights::load(std::path::Path::new(path)).map_err(
+                            |e| bad(format!("builtin, hand or a kingme weights file ({e})")),
+                        )?,
+                    )),
+                }
             }
             "minitable" => {
                 self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
