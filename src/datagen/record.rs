@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(Record::from_bytes(&r.to_bytes()), Some(r));
         assert_eq!(r.result_for_mover(), 1.0);
         let mut b = r.to_bytes();
-        b[0] |= 1 << 13; // Black on White's square 14
+        b[1] |= 1 << 5; // Black on White's king square 14 (bit 13)
         assert_eq!(Record::from_bytes(&b), None);
         let mut b = r.to_bytes();
         b[13] = 3;
