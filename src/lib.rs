@@ -34,6 +34,11 @@
 //! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`), in pydraughts'
 //!   English dialect.
 //!
+//! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
+//!   starts of matches and of self-play.
+//! - [`datagen`]: self-play games written as training data; [`train`] fits
+//!   the learned evaluation's weights to them.
+//!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
@@ -48,6 +53,10 @@ pub mod engine;
 pub mod search;
 
 pub mod bench;
+
+pub mod datagen;
+pub mod openings;
+pub mod train;
 
 pub mod protocol;
 pub mod server;

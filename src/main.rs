@@ -109,6 +109,239 @@ enum Command {
     /// English endgame databases: build, probe, verify, stats, plan.
     #[command(subcommand)]
     Egdb(egdb_cli::EgdbCommand),
+    /// Play self-play games of English and write their positions as training data
+    /// for `kingme train` (format: src/datagen/record.rs).
+    Datagen(DatagenArgs),
+    /// Fit the learned evaluation's weights to `kingme datagen` data and write a
+    /// weights file (EvalFile); see src/eval/EVAL.md.
+    Train(TrainArgs),
+}
+
+/// `builtin`, `hand` or a weights file, as the EvalFile option takes.
+fn evaluator_of(text: &str) -> Result<kingme::eval::Evaluator, String> {
+    use kingme::eval::{EnglishWeights, Evaluator, LearnedWeights};
+    Ok(match text {
+        "builtin" => Evaluator::default(),
+        "hand" => Evaluator::Hand(EnglishWeights::default()),
+        path => Evaluator::Learned(std::sync::Arc::new(
+            LearnedWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
+        )),
+    })
+}
+
+fn progress_bar(len: u64, quiet: bool, template: &str) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+#[derive(Args, Debug)]
+struct DatagenArgs {
+    /// The data file to write (refused if it exists, unless --force).
+    #[arg(long, value_name = "FILE")]
+    out: std::path::PathBuf,
+    /// Stop after this many positions.
+    #[arg(long, default_value_t = 100_000)]
+    positions: u64,
+    /// Search nodes per move.
+    #[arg(long, default_value_t = 4000)]
+    nodes: u64,
+    /// Threads playing games [default: all cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed of openings, random plies and noise.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random plies played after each ballot: from 0 up to this many.
+    #[arg(long, default_value_t = 4)]
+    random_plies: u32,
+    /// Leaf noise amplitude in centi-men.
+    #[arg(long, default_value_t = 8)]
+    noise: i32,
+    /// The evaluation that plays: builtin, hand, or a weights file.
+    #[arg(long, default_value = "builtin", value_name = "EVAL")]
+    eval: String,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
+    use kingme::datagen::{self, DatagenConfig};
+    if a.out.exists() && !a.force {
+        return Err(format!(
+            "{} exists (use --force to overwrite it)",
+            a.out.display()
+        ));
+    }
+    let cfg = DatagenConfig {
+        positions: a.positions,
+        nodes: a.nodes.max(1),
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+        seed: a.seed,
+        random_plies: a.random_plies,
+        noise: a.noise.clamp(0, 1000),
+        eval: evaluator_of(&a.eval)?,
+        ..Default::default()
+    };
+    let partial = a.out.with_extension("partial");
+    let file =
+        std::fs::File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let bar = progress_bar(
+        cfg.positions,
+        a.quiet,
+        "{elapsed_precise} [{bar:30}] {pos}/{len} positions, {msg} (eta {eta})",
+    );
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let t = Instant::now();
+    let summary = datagen::run(&cfg, &mut out, &stop, |s| {
+        bar.set_position(s.positions);
+        bar.set_message(format!(
+            "{} games (+{} ={} -{})",
+            s.games, s.results[0], s.results[1], s.results[2]
+        ));
+    })
+    .map_err(|e| format!("{}: {e}", partial.display()))?;
+    bar.finish_and_clear();
+    drop(out);
+    std::fs::rename(&partial, &a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    println!(
+        "datagen {} positions {} games {} (black +{} draws ={} white +{}) eval {} nodes {} seed {} time {:.1}s",
+        a.out.display(),
+        summary.positions,
+        summary.games,
+        summary.results[0],
+        summary.results[1],
+        summary.results[2],
+        cfg.eval.describe(),
+        cfg.nodes,
+        cfg.seed,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+struct TrainArgs {
+    /// Data files written by `kingme datagen`.
+    #[arg(long = "data", value_name = "FILE", required = true, num_args = 1..)]
+    data: Vec<std::path::PathBuf>,
+    /// The weights file to write.
+    #[arg(long, value_name = "FILE")]
+    out: std::path::PathBuf,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 30)]
+    epochs: u32,
+    /// Positions per mini-batch.
+    #[arg(long, default_value_t = 4096)]
+    batch: usize,
+    /// Adam step size at the start (centi-men); it falls linearly to a tenth.
+    #[arg(long, default_value_t = 1.0)]
+    lr: f64,
+    /// Share of the game result in the target (the rest is the search score), 0 to 1.
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f64,
+    /// Centi-men per unit of the logistic [default: fitted to the data].
+    #[arg(long)]
+    scale: Option<f64>,
+    /// Starting weights: material (a man 100, a king 150), builtin, or a weights file.
+    #[arg(long, default_value = "material", value_name = "WEIGHTS")]
+    init: String,
+    /// Generation number recorded in the weights file.
+    #[arg(long, default_value_t = 1)]
+    generation: u32,
+    /// Seed of the shuffling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No per-epoch lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn run_train(a: &TrainArgs) -> Result<(), String> {
+    use kingme::eval::LearnedWeights;
+    use kingme::train::{self, TrainConfig};
+    if !(0.0..=1.0).contains(&a.lambda) {
+        return Err(format!("--lambda {} is not between 0 and 1", a.lambda));
+    }
+    if a.scale.is_some_and(|k| !(k.is_finite() && k > 0.0)) || !(a.lr.is_finite() && a.lr > 0.0) {
+        return Err("--scale and --lr must be positive numbers".into());
+    }
+    let init = match a.init.as_str() {
+        "material" => train::material_start(),
+        "builtin" => (*LearnedWeights::builtin()).clone(),
+        path => LearnedWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
+    };
+    let t = Instant::now();
+    let mut records = Vec::new();
+    for f in &a.data {
+        records.extend(kingme::datagen::record::read_file(f).map_err(|e| e.to_string())?);
+    }
+    if records.len() < 100 {
+        return Err(format!(
+            "{} positions is too little data to train on",
+            records.len()
+        ));
+    }
+    eprintln!(
+        "train: {} positions from {} file(s) read in {:.1}s",
+        records.len(),
+        a.data.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let cfg = TrainConfig {
+        epochs: a.epochs,
+        batch: a.batch.max(1),
+        lr: a.lr,
+        lambda: a.lambda,
+        scale: a.scale,
+        generation: a.generation,
+        seed: a.seed,
+        ..Default::default()
+    };
+    let bar = progress_bar(
+        u64::from(cfg.epochs),
+        a.quiet,
+        "{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg} (eta {eta})",
+    );
+    let (weights, k) = train::train(&records, &cfg, &init, |r| {
+        bar.set_position(u64::from(r.epoch));
+        bar.set_message(format!(
+            "loss {:.5} held-out {:.5}",
+            r.train_loss, r.holdout_loss
+        ));
+        if !a.quiet {
+            bar.println(format!(
+                "epoch {} loss {:.5} held-out {:.5}",
+                r.epoch, r.train_loss, r.holdout_loss
+            ));
+        }
+    });
+    bar.finish_and_clear();
+    weights.save(&a.out).map_err(|e| e.to_string())?;
+    println!(
+        "train {} generation {} checksum {:016x} scale {:.1} positions {} epochs {} time {:.1}s",
+        a.out.display(),
+        weights.generation,
+        weights.checksum(),
+        k,
+        records.len(),
+        cfg.epochs,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 #[derive(Args, Debug)]
@@ -355,6 +588,8 @@ fn main() -> ExitCode {
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => run_dxp(&a),
         Some(Command::Egdb(c)) => egdb_cli::run(c),
+        Some(Command::Datagen(a)) => run_datagen(&a),
+        Some(Command::Train(a)) => run_train(&a),
         None => run_server(&cli.serve),
     };
     match res {

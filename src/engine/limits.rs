@@ -72,7 +72,7 @@ impl EngineOptions {
             },
             trace: limits.trace,
             threads: self.threads,
-            weights: self.weights,
+            eval: self.eval.clone(),
             mini_table: if pos.variant() == Variant::Mini
                 && self.level == Level::Max
                 && self.mini_table

@@ -374,7 +374,7 @@ impl Engine {
     /// The static evaluation of `pos`, side to move's view.
     #[must_use]
     pub fn evaluate(&self, pos: &Position) -> Score {
-        Score::Eval(crate::eval::evaluate_with(pos, &self.options.weights))
+        Score::Eval(self.options.eval.evaluate(pos))
     }
 
     /// Starts searching the current position of `game` on a new thread. Events

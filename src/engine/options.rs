@@ -10,7 +10,7 @@ use crate::search::tt::TableAllocError;
 pub enum EngineError {
     /// No option with that name.
     #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EGDBPath, EGDBPieces)"
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces)"
     )]
     UnknownOption(String),
     /// A value the option does not take.
@@ -90,8 +90,8 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// Use the exact mini-checkers table at level max.
     pub mini_table: bool,
-    /// English evaluation weights.
-    pub weights: EnglishWeights,
+    /// How English positions are evaluated.
+    pub eval: crate::eval::Evaluator,
     /// Directory of the English endgame databases (empty: `KINGME_EGDB`, else
     /// the platform data directory).
     pub egdb_path: String,
@@ -110,7 +110,7 @@ impl Default for EngineOptions {
             threads: 1,
             ponder: false,
             mini_table: true,
-            weights: EnglishWeights::default(),
+            eval: crate::eval::Evaluator::default(),
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
         }
@@ -173,6 +173,12 @@ impl EngineOptions {
                     max: MAX_EGDB_PIECES,
                 },
             },
+            OptionSpec {
+                name: "EvalFile".into(),
+                kind: OptionKind::Text {
+                    default: "builtin".into(),
+                },
+            },
         ]
     }
 
@@ -202,8 +208,21 @@ impl EngineOptions {
                 self.ponder = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
             }
             "evalweights" => {
-                self.weights = crate::eval::EnglishWeights::parse(value)
-                    .map_err(|e| bad(format!("comma-separated name=value pairs: {}", e.reason)))?
+                self.eval =
+                    crate::eval::Evaluator::Hand(EnglishWeights::parse(value).map_err(|e| {
+                        bad(format!("comma-separated name=value pairs: {}", e.reason))
+                    })?)
+            }
+            "evalfile" => {
+                self.eval = match value.trim() {
+                    "" | "builtin" => crate::eval::Evaluator::default(),
+                    "hand" => crate::eval::Evaluator::Hand(EnglishWeights::default()),
+                    path => crate::eval::Evaluator::Learned(std::sync::Arc::new(
+                        crate::eval::LearnedWeights::load(std::path::Path::new(path)).map_err(
+                            |e| bad(format!("builtin, hand or a kingme weights file ({e})")),
+                        )?,
+                    )),
+                }
             }
             "minitable" => {
                 self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?

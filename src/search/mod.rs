@@ -109,8 +109,8 @@ pub struct SearchLimits {
     pub trace: Option<u64>,
     /// Number of threads.
     pub threads: usize,
-    /// English evaluation weights.
-    pub weights: eval::EnglishWeights,
+    /// How English positions are evaluated.
+    pub eval: eval::Evaluator,
     /// Exact mini-checkers values to use below the root (perfect play).
     pub mini_table: Option<&'static crate::solve::MiniTablebase>,
     /// English endgame databases, probed in every position of at most

@@ -10,7 +10,6 @@ use super::{
 };
 use crate::board::movegen;
 use crate::board::{Color, Move, MoveList, Position, Rules};
-use crate::eval;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
@@ -203,7 +202,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             // a quiet leaf needs no move list: evaluate at once
             let (captures, quiets) = movegen::move_kinds::<R>(pos);
             if (quiets && !captures) || (captures && ply >= MAX_PLY - 2) {
-                return eval::evaluate_with(pos, &self.sh.limits.weights)
+                return self.sh.limits.eval.evaluate(pos)
                     + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
             }
         }
@@ -217,7 +216,7 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let forcing = list[0].is_capture();
         if ply >= MAX_PLY - 2 || (depth <= 0 && !forcing) {
-            return eval::evaluate_with(pos, &self.sh.limits.weights)
+            return self.sh.limits.eval.evaluate(pos)
                 + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
         }
         let orig_alpha = alpha;

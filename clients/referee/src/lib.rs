@@ -17,7 +17,7 @@
 pub mod engine;
 pub mod game;
 pub mod load;
-pub mod openings;
+pub use kingme::openings;
 pub mod pdn;
 pub mod runner;
 pub mod stats;

@@ -1,14 +1,15 @@
 //! Openings: the ACF 3-move ballot deck for English, and every opening of at most
-//! two plies for mini-checkers. Each is played twice, colours swapped.
+//! two plies for mini-checkers: the starts of referee matches (each played twice,
+//! colours swapped) and of `kingme datagen` games.
 
-use kingme::{Position, Variant};
+use crate::{Position, Variant};
 use std::collections::BTreeMap;
 
 /// The 3-move ballots as shipped by pydraughts 0.6.7 (MIT; credits Ed Gilbert).
-const BALLOTS_JSON: &str = include_str!("../data/3move_english.json");
+const BALLOTS_JSON: &str = include_str!("3move_english.json");
 
 /// In pydraughts' `standard` list but barred in the ACF's 156-opening deck
-/// (see `data/README.md`).
+/// (see `README.md` beside this file).
 pub const BARRED_EXTRA: &[&str] = &["026 09-13 24-19 10-15"];
 
 /// A start for a game.
@@ -177,7 +178,7 @@ mod tests {
         // After three moves it is White's turn in every ballot.
         assert!(deck
             .iter()
-            .all(|o| o.position.turn() == kingme::Color::White));
+            .all(|o| o.position.turn() == crate::Color::White));
     }
 
     #[test]

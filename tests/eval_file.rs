@@ -1,0 +1,141 @@
+//! The `EvalFile` option over stdio: a damaged weights file is one error line that
+//! names the file, and the engine keeps the evaluation it had; a good file, `hand`
+//! and `builtin` switch the evaluation that `eval` reports. Also the `kingme train`
+//! and `kingme datagen` command lines on tiny runs.
+
+mod common;
+
+use common::{Conn, StdioChild, LINE_TIMEOUT};
+use kingme::eval::features::SCALARS;
+use kingme::eval::{evaluate_english, EnglishWeights, LearnedWeights};
+use kingme::{Position, Variant};
+use std::process::Command;
+
+const FEN: &str = "B:W18,19,21,23,24,26,27,29,30,31,32:B1,2,3,5,6,7,9,10,11,12,14";
+
+fn eval_line(c: &mut StdioChild) -> String {
+    c.send("eval");
+    c.recv(LINE_TIMEOUT).expect("an eval line")
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kingme-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn eval_file_switches_the_evaluation_and_refuses_damaged_files() {
+    let pos = Position::from_fen(Variant::English, FEN).unwrap();
+    // a file that differs from the builtin weights in the value of the move
+    let mut changed = (*LearnedWeights::builtin()).clone();
+    changed.w[SCALARS + 12][0] += 16 * 37;
+    changed.w[SCALARS + 12][1] += 16 * 37;
+    let good = temp("good.kmw");
+    changed.save(&good).unwrap();
+    let mut bytes = changed.to_bytes();
+    let n = bytes.len();
+    bytes[n - 7] ^= 0x40;
+    let corrupt = temp("corrupt.kmw");
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let truncated = temp("truncated.kmw");
+    std::fs::write(&truncated, &changed.to_bytes()[..1000]).unwrap();
+
+    let mut c = StdioChild::spawn(&[]);
+    c.send(&format!("position fen {FEN}"));
+    let builtin = eval_line(&mut c);
+    assert_eq!(
+        builtin,
+        format!("eval score cp {}", LearnedWeights::builtin().evaluate(&pos))
+    );
+    c.send(&format!("setoption name EvalFile value {}", good.display()));
+    let switched = eval_line(&mut c);
+    assert_eq!(
+        switched,
+        format!("eval score cp {}", changed.evaluate(&pos))
+    );
+    assert_ne!(switched, builtin);
+    for (bad, why) in [
+        (corrupt.display().to_string(), "checksum"),
+        (truncated.display().to_string(), "truncated"),
+        (
+            "/nonexistent/kingme.kmw".to_string(),
+            "/nonexistent/kingme.kmw",
+        ),
+    ] {
+        c.send(&format!("setoption name EvalFile value {bad}"));
+        let e = c.recv(LINE_TIMEOUT).unwrap();
+        assert!(
+            e.starts_with("error ") && e.contains(&bad) && e.contains(why),
+            "{e}"
+        );
+        // the evaluation is the one loaded before
+        assert_eq!(eval_line(&mut c), switched);
+    }
+    c.send("setoption name EvalFile value hand");
+    assert_eq!(
+        eval_line(&mut c),
+        format!(
+            "eval score cp {}",
+            evaluate_english(&pos, &EnglishWeights::default())
+        )
+    );
+    c.send("setoption name EvalFile value builtin");
+    assert_eq!(eval_line(&mut c), builtin);
+}
+
+#[test]
+fn datagen_then_train_write_files_that_load() {
+    let data = temp("tiny.kmd");
+    let weights = temp("tiny.kmw");
+    let _ = std::fs::remove_file(&data);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kingme"))
+            .args(args)
+            .output()
+            .expect("run kingme")
+    };
+    let d = data.to_str().unwrap();
+    let out = run(&[
+        "datagen",
+        "--out",
+        d,
+        "--positions",
+        "400",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = kingme::datagen::record::read_file(&data).unwrap();
+    assert!(records.len() >= 400, "{}", records.len());
+    assert!(records.iter().all(|r| !r.position.must_capture()));
+    // the file is not overwritten by accident
+    let again = run(&["datagen", "--out", d, "--positions", "10", "--quiet"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    let w = weights.to_str().unwrap();
+    let out = run(&["train", "--data", d, "--out", w, "--epochs", "2", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let loaded = LearnedWeights::load(&weights).unwrap();
+    assert_eq!(loaded.generation, 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("checksum {:016x}", loaded.checksum())),
+        "{stdout}"
+    );
+    // training data that is not data is refused with the file's name
+    let out = run(&["train", "--data", w, "--out", w]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(w));
+}
