@@ -323,10 +323,12 @@ fn run_train(a: &TrainArgs) -> Result<(), String> {
             r.train_loss, r.holdout_loss
         ));
         if !a.quiet {
-            bar.println(format!(
-                "epoch {} loss {:.5} held-out {:.5}",
-                r.epoch, r.train_loss, r.holdout_loss
-            ));
+            bar.suspend(|| {
+                eprintln!(
+                    "epoch {} loss {:.5} held-out {:.5}",
+                    r.epoch, r.train_loss, r.holdout_loss
+                );
+            });
         }
     });
     bar.finish_and_clear();
