@@ -189,8 +189,16 @@ impl Position {
     #[must_use]
     pub fn legal_moves_all_paths(&self) -> MoveList {
         let mut list = MoveList::new();
-        with_rules!(self.variant, R => movegen::generate::<R>(self, &mut list));
+        self.legal_moves_all_paths_into(&mut list);
         list
+    }
+
+    /// Fills `list` (cleared first) with the legal moves, every capture path
+    /// listed: for loops over many positions, where returning a fresh
+    /// `MoveList` (a 256-move array) by value would copy it each time.
+    pub fn legal_moves_all_paths_into(&self, list: &mut MoveList) {
+        list.clear();
+        with_rules!(self.variant, R => movegen::generate::<R>(self, list));
     }
 
     /// Whether the side to move must capture.

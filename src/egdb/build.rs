@@ -23,7 +23,7 @@ use super::index::{mirror, Men, SliceIndex};
 use super::probe::{ProbeError, Tablebase};
 use super::{plan, Material, Wdl, NOT_A_POSITION};
 use crate::board::movegen::step;
-use crate::board::{Bitboard, Color, English, Position, Variant};
+use crate::board::{Bitboard, Color, English, MoveList, Position, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::fs::{File, TryLockError};
@@ -314,9 +314,10 @@ fn solve_block(
     let mut can_draw = vec![false; bl];
     // buckets[d]: positions decided at distance d, whose parents are still to see
     let mut buckets: Vec<Vec<u32>> = vec![Vec::new(), Vec::new()];
+    let mut moves = MoveList::new();
     for i in 0..bl {
         let pos = ix.position_in_block(men, i as u64);
-        let moves = pos.legal_moves_all_paths();
+        pos.legal_moves_all_paths_into(&mut moves);
         if moves.is_empty() {
             decide(&mut value, &mut dist, &mut buckets, i, Wdl::Loss, 0);
             continue;
