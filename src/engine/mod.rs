@@ -5,16 +5,20 @@
 //! - [`options`]: the typed options, their names and ranges, their errors.
 //! - [`limits`]: the limits of one `go` and the search limits they become.
 //! - [`handle`]: the handle of a running search.
+//! - [`slot`]: one front end's search as a state machine (idle, queued,
+//!   searching, answered), shared by the kingme session, Hub and DXP.
 
 mod answer;
 mod handle;
 mod level;
 mod limits;
 mod options;
+mod slot;
 
 pub use handle::SearchHandle;
 pub use level::Level;
 pub use limits::Limits;
+pub use slot::{Phase, SearchId, SearchSlot, Stopped};
 pub use options::{
     parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB,
     MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_THREADS,

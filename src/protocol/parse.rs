@@ -4,6 +4,7 @@
 //! parsed under `cut`, so a bad argument reports what was expected there instead
 //! of falling back to "unknown command".
 
+use super::token::Token;
 use super::command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH,
 };
@@ -351,7 +352,7 @@ fn auth_args(i: &str) -> Res<'_, Command> {
         .parse(i)
         .or_else(|_| fail(i.trim_start(), "a token after auth"))?;
     let (r, ()) = end(r)?;
-    Ok((r, Command::Auth(t.to_string())))
+    Ok((r, Command::Auth(Token::from_wire(t))))
 }
 
 /// A command without arguments: only the end of the line may follow.
