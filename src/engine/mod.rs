@@ -18,11 +18,11 @@ mod slot;
 pub use handle::SearchHandle;
 pub use level::Level;
 pub use limits::Limits;
-pub use slot::{Phase, SearchId, SearchSlot, Stopped};
 pub use options::{
     parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB,
     MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_THREADS,
 };
+pub use slot::{Phase, SearchId, SearchSlot, Stopped};
 
 use crate::board::{Game, Move, Position};
 use crate::egdb::Tablebase;

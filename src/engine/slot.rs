@@ -277,7 +277,10 @@ mod tests {
         assert!(slot.is_busy() && slot.is_held());
         assert_eq!(slot.context(), Some(&"go"));
         assert_eq!(slot.stop(), Stopped::Stopping);
-        assert!(!slot.is_held() && slot.is_busy(), "stopping still owes the answer");
+        assert!(
+            !slot.is_held() && slot.is_busy(),
+            "stopping still owes the answer"
+        );
         best_move(&rx);
         assert_eq!(slot.answer(), Some("go"));
         assert_eq!(slot.phase(), Phase::Answered);
@@ -299,7 +302,10 @@ mod tests {
         assert!(slot.is_busy() && !slot.is_held());
         slot.ponderhit();
         let (limits, context) = slot.take_queued().expect("queued");
-        assert!(!limits.ponder, "a ponderhit while queued starts a normal search");
+        assert!(
+            !limits.ponder,
+            "a ponderhit while queued starts a normal search"
+        );
         assert_eq!(context, 7);
         assert_eq!(slot.phase(), Phase::Idle);
         assert_eq!(slot.take_queued(), None);

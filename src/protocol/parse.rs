@@ -4,10 +4,10 @@
 //! parsed under `cut`, so a bad argument reports what was expected there instead
 //! of falling back to "unknown command".
 
-use super::token::Token;
 use super::command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH,
 };
+use super::token::Token;
 use crate::board::Variant;
 use nom::branch::alt;
 use nom::bytes::complete::{tag_no_case, take_till1, take_while1};

@@ -7,8 +7,8 @@ use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{
-    Phase,
-    self, parse_bool, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchSlot, Stopped,
+    self, parse_bool, Engine, Event, Limits, OptionKind, OptionSpec, Phase, Score, SearchSlot,
+    Stopped,
 };
 use crate::perft::{self, Counting};
 use std::sync::Arc;

@@ -92,11 +92,9 @@ pub async fn serve(
         |socket, _peer, mut shutdown| {
             let _ = socket.set_nodelay(true);
             let framed = Framed::new(socket, KingmeCodec::new(drive_config.max_line));
-            drive(
-                TcpLines(framed),
-                drive_config.clone(),
-                async move { shutdown.recv().await },
-            )
+            drive(TcpLines(framed), drive_config.clone(), async move {
+                shutdown.recv().await
+            })
         },
         move |socket, _peer| refuse(socket, max),
     )
