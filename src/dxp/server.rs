@@ -6,7 +6,7 @@
 use super::codec::DxpCodec;
 use super::connection::{Connection, Input};
 use super::message::DxpMessage;
-use crate::engine::{Engine, EngineError, SearchSlot};
+use crate::engine::{Engine, EngineError, EngineOption, SearchSlot};
 use crate::server::listener::{self, Shutdown};
 use crate::server::shutdown_signal;
 use futures_util::{SinkExt, StreamExt};
@@ -26,7 +26,7 @@ pub struct DxpConfig {
     /// Our name in GAMEACC.
     pub name: String,
     /// Engine options applied to every connection's engine (`Level`, `Hash`, `Threads`).
-    pub options: Vec<(String, String)>,
+    pub options: Vec<EngineOption>,
     /// Time per move when GAMEREQ sets no clock (`None`: the level's default).
     pub movetime: Option<Duration>,
     /// Games (connections) played at once; one more has its game request
@@ -55,9 +55,7 @@ impl DxpConfig {
     /// Checks the engine options by applying them to a fresh engine.
     pub fn validate(&self) -> Result<(), EngineError> {
         let mut e = Engine::new();
-        self.options
-            .iter()
-            .try_for_each(|(n, v)| e.set_option(n, v))
+        self.options.iter().try_for_each(|o| e.set(o.clone()))
     }
 }
 
@@ -72,8 +70,8 @@ async fn handle(
     let _ = socket.set_nodelay(true);
     let mut framed = Framed::new(socket, DxpCodec::default());
     let mut engine = Engine::new();
-    for (n, v) in &config.options {
-        if let Err(e) = engine.set_option(n, v) {
+    for o in &config.options {
+        if let Err(e) = engine.set(o.clone()) {
             tracing::warn!(error = %e, "engine option ignored");
         }
     }

@@ -3,7 +3,7 @@
 use super::connection::{Connection, Input, Match};
 use super::*;
 use crate::board::{Color, Game, Move, Position, Variant};
-use crate::engine::{Engine, Fault, SearchId, SearchSlot};
+use crate::engine::{Engine, EngineOption, Fault, Level, SearchId, SearchSlot};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -115,7 +115,7 @@ fn server(max_games: usize) -> SocketAddr {
     l.set_nonblocking(true).unwrap();
     let addr = l.local_addr().unwrap();
     let config = DxpConfig {
-        options: vec![("Level".into(), "easy".into()), ("Hash".into(), "1".into())],
+        options: vec![EngineOption::Level(Level::Easy), EngineOption::Hash(1)],
         movetime: Some(Duration::from_millis(20)),
         max_games,
         message_gap: Duration::from_millis(1),
@@ -216,7 +216,7 @@ fn refuses_other_boards_and_extra_games() {
 fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchId, Option<Move>)>) {
     let (answers, answered) = tokio_mpsc::channel(8);
     let mut engine = Engine::new();
-    engine.set_option("Level", "easy").unwrap();
+    engine.set(EngineOption::Level(Level::Easy)).unwrap();
     engine.inject_fault(fault);
     let conn = Connection {
         config: Arc::new(DxpConfig::default()),

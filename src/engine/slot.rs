@@ -228,7 +228,7 @@ impl<T> SearchSlot<T> {
 mod tests {
     use super::*;
     use crate::board::{Game, Variant};
-    use crate::engine::{Engine, Event};
+    use crate::engine::{Engine, EngineOption, Event, Level};
     use std::sync::mpsc;
     use std::time::Duration;
 
@@ -266,7 +266,7 @@ mod tests {
     #[test]
     fn a_search_runs_until_stopped_and_answers_once() {
         let mut engine = Engine::new();
-        engine.set_option("Level", "easy").unwrap();
+        engine.set(EngineOption::Level(Level::Easy)).unwrap();
         let mut slot = SearchSlot::new();
         assert_eq!(slot.phase(), Phase::Idle);
         assert_eq!(slot.answer(), None, "no answer is owed when idle");
@@ -318,7 +318,7 @@ mod tests {
     #[test]
     fn an_answer_from_a_cancelled_search_is_ignored() {
         let mut engine = Engine::new();
-        engine.set_option("Level", "easy").unwrap();
+        engine.set(EngineOption::Level(Level::Easy)).unwrap();
         let mut slot = SearchSlot::new();
         let (old, _rx) = held_search(&mut engine, &mut slot, "old");
         drop(slot.cancel().expect("a running search"));

@@ -188,7 +188,7 @@ impl HubSession {
         }
         // egdb-path and egdb-pieces are the engine's EGDBPath and EGDBPieces
         let name = name.replace('-', "");
-        if let Err(e) = self.engine.set_option(&name, value) {
+        if let Err(e) = crate::protocol::set_option(&mut self.engine, &name, value) {
             out.push(error(&e.to_string()));
         }
     }

@@ -3,13 +3,11 @@
 //! (stdio, TCP) only move bytes; everything the protocol means happens here.
 
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
+use super::options::{self, engine_option_specs, parse_bool, OptionKind, OptionSpec};
 use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
-use crate::engine::{
-    self, parse_bool, Engine, Event, Limits, OptionKind, OptionSpec, Phase, Score, SearchSlot,
-    Stopped,
-};
+use crate::engine::{self, Engine, EngineOption, Event, Limits, Phase, Score, SearchSlot, Stopped};
 use crate::perft::{self, Counting};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -333,7 +331,7 @@ impl Session {
         self.engine.get_or_insert_with(|| {
             let mut e = Engine::new();
             if let Some(h) = default_hash {
-                let _ = e.set_option("Hash", &h.to_string());
+                let _ = e.set(EngineOption::Hash(h));
             }
             e
         })
@@ -347,7 +345,7 @@ impl Session {
                 values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
             },
         }];
-        for mut s in Engine::option_specs() {
+        for mut s in engine_option_specs() {
             if let OptionKind::Spin { default, max, .. } = &mut s.kind {
                 if s.name == "Hash" {
                     *max = (*max).min(self.config.max_hash_mib as i64);
@@ -431,7 +429,7 @@ impl Session {
                 };
                 if let Some(e) = capped(max, what) {
                     out.push(Response::Error(e));
-                } else if let Err(e) = self.engine().set_option(name, value) {
+                } else if let Err(e) = options::set_option(self.engine(), name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 }
             }
@@ -443,7 +441,7 @@ impl Session {
                         "setoption: unknown option '{name}' (options: {})",
                         names.join(", ")
                     )));
-                } else if let Err(e) = self.engine().set_option(name, value) {
+                } else if let Err(e) = options::set_option(self.engine(), name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 } else if let Some(n) = self.engine().take_egdb_notice() {
                     out.push(Response::InfoString(n));
