@@ -2,7 +2,7 @@
 //! fresh tables. The node total is a signature of search behaviour.
 
 use crate::board::{Game, Position, Variant};
-use crate::engine::{Engine, Event, Limits};
+use crate::engine::{Engine, EngineOption, Event, Limits};
 use std::time::{Duration, Instant};
 
 /// The node total of [`run`]`(0)`: the search signature. A change to the
@@ -74,13 +74,12 @@ pub fn run_with_egdb(depth_delta: i32, egdb: Option<&str>) -> Result<Vec<BenchRo
         let mut engine = Engine::new();
         // heuristic search only: the exact mini table would make the signature
         // depend on whether its background build has finished
-        let _ = engine.set_option("MiniTable", "false");
+        let _ = engine.set(EngineOption::MiniTable(false));
         match egdb {
             None => {
-                let _ = engine.set_option("EGDBPieces", "0");
+                let _ = engine.set(EngineOption::EgdbPieces(0));
             }
-            Some(dir) => engine
-                .set_option("EGDBPath", dir)
+            Some(dir) => crate::protocol::set_option(&mut engine, "EGDBPath", dir)
                 .map_err(|e| e.to_string())?,
         }
         let game = Game::from_position(pos);

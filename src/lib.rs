@@ -21,18 +21,22 @@
 //!   reports through callbacks and never prints.
 //! - [`engine`]: `Engine` (levels, typed options, the table) starts a search on
 //!   its own thread with `go`, returns a `SearchHandle`, and sends `Event`s
-//!   (`Info`, `Trace`, exactly one `BestMove`).
+//!   (`Info`, `Trace`, exactly one `BestMove`). `SearchSlot` is one front
+//!   end's search (idle, queued, searching, answered), the same for the
+//!   kingme session, Hub and DXP.
 //! - [`bench`]: fixed positions to fixed depths; the node total is the search
 //!   signature.
 //! - [`protocol`]: the kingme line protocol (`protocol/PROTOCOL.md`): the nom
 //!   parsed `Command`, the `Response` lines, and the transport-independent
 //!   `Session` state machine.
 //! - [`server`]: the transports driving a `Session`: stdio (the default) and
-//!   TCP (`--listen`), with line, connection, search and idle limits.
+//!   TCP (`--listen`), thin adapters of one driver loop (lines in, responses
+//!   out, idle timeout, shutdown), and the tokio accept loop (connection cap,
+//!   graceful shutdown) that TCP and DXP share.
 //! - [`hub`]: Scan's Hub protocol on stdio (`kingme hub`) with pydraughts'
 //!   English position and move conventions.
-//! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`), in pydraughts'
-//!   English dialect.
+//! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`) on the shared
+//!   listener, in pydraughts' English dialect.
 //!
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.

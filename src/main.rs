@@ -373,13 +373,19 @@ struct DxpArgs {
 }
 
 fn run_dxp(a: &DxpArgs) -> Result<(), String> {
+    use kingme::protocol::parse_option;
     use std::time::Duration;
+    let options = [
+        ("Level", a.level.clone()),
+        ("Hash", a.hash.to_string()),
+        ("Threads", a.threads.to_string()),
+    ]
+    .into_iter()
+    .map(|(n, v)| parse_option(n, &v))
+    .collect::<Result<Vec<_>, _>>()
+    .map_err(|e| e.to_string())?;
     let config = kingme::dxp::DxpConfig {
-        options: vec![
-            ("Level".into(), a.level.clone()),
-            ("Hash".into(), a.hash.to_string()),
-            ("Threads".into(), a.threads.to_string()),
-        ],
+        options,
         movetime: a.movetime.map(Duration::from_millis),
         max_games: a.max_games.max(1),
         idle_timeout: Duration::from_secs(a.idle_timeout),

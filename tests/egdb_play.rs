@@ -5,7 +5,7 @@
 
 use kingme::board::{Color, Game, Outcome, Position, Variant};
 use kingme::egdb;
-use kingme::engine::{Engine, Event, Limits};
+use kingme::engine::{Engine, EngineOption, Event, Limits};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -163,7 +163,7 @@ fn play_out(fen: &str, depth: u32) -> (Option<Outcome>, usize) {
     let dir = three_pieces().to_str().unwrap().to_string();
     let mut engines = [Engine::new(), Engine::new()];
     for e in &mut engines {
-        e.set_option("EGDBPath", &dir).unwrap();
+        e.set(EngineOption::EgdbPath(dir.clone())).unwrap();
     }
     let mut game = Game::from_position(Position::from_fen(Variant::English, fen).unwrap());
     for ply in 0..200 {

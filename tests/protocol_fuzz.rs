@@ -170,7 +170,7 @@ fn command() -> impl Strategy<Value = Command> {
         Just(Command::Undo),
         (1u32..=30).prop_map(Command::Perft),
         Just(Command::Eval),
-        word().prop_map(Command::Auth),
+        word().prop_map(|w| Command::Auth(w.parse().expect("a word is a token"))),
     ]
 }
 

@@ -4,7 +4,8 @@
 //! typed.
 
 use kingme::board::{EndReason, GameEnd, Outcome};
-use kingme::engine::{Info, OptionKind, Score, TraceNode};
+use kingme::engine::{Info, Score, TraceNode};
+use kingme::protocol::OptionKind;
 use kingme::protocol::{Refusal, Response, Session, SessionConfig};
 use kingme::{Color, Move, Position, Variant};
 use proptest::prelude::*;

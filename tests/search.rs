@@ -6,7 +6,7 @@
 //! comments), not taken from the engine's output.
 
 use kingme::board::{Color, Game, Move, Position, Variant};
-use kingme::engine::{Engine, Event, Limits, Score};
+use kingme::engine::{Engine, EngineOption, Event, Level, Limits, Score};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -82,7 +82,7 @@ fn mini_win_distances_match_the_solver() {
     let mut solver = kingme::solve::MiniSolver::new();
     let mut checked = 0;
     let mut e = Engine::new();
-    e.set_option("MiniTable", "false").unwrap(); // heuristic search, no table
+    e.set(EngineOption::MiniTable(false)).unwrap(); // heuristic search, no table
     for g in random_positions(Variant::Mini, 400, 4242) {
         let pos = *g.position();
         if pos.occupied().count() > 6 {
@@ -263,7 +263,7 @@ fn one_thread_is_deterministic() {
 #[test]
 fn several_threads_give_a_legal_move() {
     let mut e = Engine::new();
-    e.set_option("Threads", "2").unwrap();
+    e.set(EngineOption::Threads(2)).unwrap();
     let g = Game::new(Variant::English);
     let (best, _, nodes) = best_of(&e.search_blocking(&g, depth(10)));
     assert!(g.position().is_legal(best.unwrap()));
@@ -353,7 +353,7 @@ fn play_game(
 #[test]
 fn max_level_beats_easy_level() {
     let mut easy = Engine::new();
-    easy.set_option("Level", "easy").unwrap();
+    easy.set(EngineOption::Level(Level::Easy)).unwrap();
     let mut max = Engine::new();
     let strong = depth(6);
     let weak = Limits::default();
@@ -384,7 +384,7 @@ fn max_level_beats_easy_level() {
 fn levels_choose_differently() {
     // Over a set of positions, easy (depth 2 with noise) must disagree with max at depth 8 somewhere.
     let mut easy = Engine::new();
-    easy.set_option("Level", "easy").unwrap();
+    easy.set(EngineOption::Level(Level::Easy)).unwrap();
     let mut max = Engine::new();
     let mut differ = 0;
     for g in random_positions(Variant::English, 20, 7) {

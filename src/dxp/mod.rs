@@ -3,8 +3,10 @@
 //! The initiator (e.g. pydraughts' `DXPEngine`) connects and sends GAMEREQ;
 //! we answer GAMEACC, then MOVE messages alternate until a GAMEEND, which the
 //! other side echoes. One connection plays one game at a time, with its own
-//! engine; several connections play at once up to a limit (beyond it GAMEREQ
-//! is refused with code 3).
+//! engine; several connections play at once up to a limit (one more has its
+//! GAMEREQ refused with code 3 and is closed). The server is the same tokio
+//! listener as kingme's TCP server: a task per connection, searches on engine
+//! threads, graceful shutdown on SIGINT or SIGTERM, an idle timeout.
 //!
 //! English dialect (pydraughts'): squares 01-32 in moves; a set-up position is
 //! 32 characters where character `k` (1-based) is square `33 - k`, `w`/`W` a
@@ -21,10 +23,12 @@
 //!
 //! - [`message`]: the DXP messages, parsed and written.
 //! - [`board`]: positions, colours and moves in pydraughts' English dialect.
-//! - [`connection`]: one connection's game as a state machine.
-//! - [`server`]: the listener and its settings.
+//! - [`codec`]: NUL-ended messages on TCP.
+//! - [`connection`]: one connection's game as a state machine (no I/O).
+//! - [`server`]: the listener, the connection loop and the settings.
 
 pub mod board;
+mod codec;
 mod connection;
 pub mod message;
 mod server;

@@ -1,13 +1,24 @@
-//! The DXP listener: one thread per connection, up to a number of games.
+//! The DXP server: the shared [`listener`] (a task per connection, up to
+//! [`DxpConfig::max_games`]; one more has its game request refused), each
+//! connection's [`Connection`] driven by one loop; searches run on engine
+//! threads.
 
-use super::connection::{read_messages, Connection};
-use crate::engine::{Engine, EngineError};
+use super::codec::DxpCodec;
+use super::connection::{Connection, Input};
+use super::message::DxpMessage;
+use crate::engine::{Engine, EngineError, EngineOption, SearchSlot};
+use crate::server::listener::{self, Shutdown};
+use crate::server::shutdown_signal;
+use futures_util::{SinkExt, StreamExt};
+use std::future::Future;
 use std::io;
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::sync_channel;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::time::{timeout, Instant};
+use tokio_util::codec::Framed;
 
 /// Settings of the DXP server.
 #[derive(Clone, Debug)]
@@ -15,10 +26,11 @@ pub struct DxpConfig {
     /// Our name in GAMEACC.
     pub name: String,
     /// Engine options applied to every connection's engine (`Level`, `Hash`, `Threads`).
-    pub options: Vec<(String, String)>,
+    pub options: Vec<EngineOption>,
     /// Time per move when GAMEREQ sets no clock (`None`: the level's default).
     pub movetime: Option<Duration>,
-    /// Games played at once.
+    /// Games (connections) played at once; one more has its game request
+    /// refused (GAMEACC code 3) and is closed.
     pub max_games: usize,
     /// Close a connection after this long without a message from the peer.
     pub idle_timeout: Duration,
@@ -43,102 +55,128 @@ impl DxpConfig {
     /// Checks the engine options by applying them to a fresh engine.
     pub fn validate(&self) -> Result<(), EngineError> {
         let mut e = Engine::new();
-        self.options
-            .iter()
-            .try_for_each(|(n, v)| e.set_option(n, v))
+        self.options.iter().try_for_each(|o| e.set(o.clone()))
     }
 }
 
-fn serve_connection(stream: TcpStream, config: Arc<DxpConfig>, busy: bool) -> io::Result<()> {
-    let peer = stream.peer_addr()?;
-    stream.set_nodelay(true)?;
-    let reader = stream.try_clone()?;
-    let idle = config.idle_timeout.max(Duration::from_millis(1));
-    reader.set_read_timeout(Some(idle))?;
-    // a peer that stops reading can't hold this thread forever
-    stream.set_write_timeout(Some(idle))?;
-    let (tx, rx) = sync_channel(64);
-    let reader_tx = tx.clone();
-    std::thread::Builder::new()
-        .name("kingme-dxp-read".into())
-        .spawn(move || read_messages(reader, &reader_tx))?;
+/// Serves one connection until the peer closes it, goes idle, stops reading,
+/// or the server shuts down. Our search's answers are read before messages.
+async fn handle(
+    socket: TcpStream,
+    peer: SocketAddr,
+    config: Arc<DxpConfig>,
+    mut shutdown: Shutdown,
+) {
+    let _ = socket.set_nodelay(true);
+    let mut framed = Framed::new(socket, DxpCodec::default());
     let mut engine = Engine::new();
-    for (n, v) in &config.options {
-        if let Err(e) = engine.set_option(n, v) {
+    for o in &config.options {
+        if let Err(e) = engine.set(o.clone()) {
             tracing::warn!(error = %e, "engine option ignored");
         }
     }
-    tracing::info!(%peer, "connected");
+    let (answers, mut answered) = mpsc::channel(16);
+    let idle = config.idle_timeout.max(Duration::from_millis(1));
+    let gap = config.message_gap;
     let mut conn = Connection {
         config,
         engine,
-        writer: stream,
         peer,
-        last_write: None,
-        busy,
         game: None,
-        search: None,
-        next_id: 0,
-        tx,
+        search: SearchSlot::new(),
+        answers,
+        out: Vec::new(),
     };
-    let result = loop {
-        let Ok(input) = rx.recv() else {
-            break Ok(());
-        };
-        let step = conn.handle(input);
-        match step {
-            Ok(true) => {}
-            Ok(false) => break Ok(()),
-            Err(e) => break Err(e),
-        }
-    };
-    conn.finish();
-    let _ = conn.writer.shutdown(Shutdown::Both);
-    result
-}
-
-/// Accepts DXP connections on `listener` forever, each served on its own thread.
-pub fn serve(listener: TcpListener, config: DxpConfig) -> io::Result<()> {
-    let config = Arc::new(config);
-    let active = Arc::new(AtomicUsize::new(0));
-    loop {
-        let stream = match listener.accept() {
-            Ok((s, _)) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
-                std::thread::sleep(Duration::from_millis(100));
-                continue;
+    let mut last_input = Instant::now();
+    let mut last_write: Option<Instant> = None;
+    let why = 'serve: loop {
+        for m in std::mem::take(&mut conn.out) {
+            // pydraughts reads one message per recv(): one write each, paced
+            if let Some(t) = last_write {
+                tokio::time::sleep_until(t + gap).await;
             }
-        };
-        let n = active.fetch_add(1, Ordering::SeqCst);
-        let busy = n >= config.max_games;
-        let (config, counted) = (Arc::clone(&config), Arc::clone(&active));
-        let spawned = std::thread::Builder::new()
-            .name("kingme-dxp".into())
-            .spawn(move || {
-                if let Err(e) = serve_connection(stream, config, busy) {
-                    tracing::info!(error = %e, "connection ended with an error");
-                }
-                counted.fetch_sub(1, Ordering::SeqCst);
-            });
-        if let Err(e) = spawned {
-            // the thread that would have counted this connection out never ran
-            active.fetch_sub(1, Ordering::SeqCst);
-            tracing::warn!(error = %e, "no thread for a connection");
+            match timeout(idle, framed.send(&m)).await {
+                Ok(Ok(())) => last_write = Some(Instant::now()),
+                Ok(Err(_)) => break 'serve "write error",
+                Err(_) => break 'serve "write timeout",
+            }
         }
-    }
+        let input = tokio::select! {
+            biased;
+            Some((id, mv)) = answered.recv() => Input::Search { id, mv },
+            frame = framed.next() => match frame {
+                Some(Ok(m)) => {
+                    last_input = Instant::now();
+                    Input::Message(m)
+                }
+                Some(Err(_)) => break "read error",
+                None => break "closed by peer",
+            },
+            () = tokio::time::sleep_until(last_input + idle) => break "idle timeout",
+            () = shutdown.recv() => break "server shutting down",
+        };
+        conn.handle(input);
+    };
+    tracing::info!(%peer, why, "connection closed");
+    drop(framed);
+    // calling the search off joins its thread: off the async workers
+    let _ = tokio::task::spawn_blocking(move || conn.finish()).await;
 }
 
-/// `kingme dxp`: binds `addr`, says where on stderr, and serves forever.
+/// Answers a connection over the limit: its game request gets GAMEACC code 3
+/// (too many games), then the connection closes.
+async fn refuse(socket: TcpStream, name: String) {
+    let mut framed = Framed::new(socket, DxpCodec::default());
+    let _ = timeout(Duration::from_secs(10), async {
+        while let Some(m) = framed.next().await {
+            if let Ok(Ok(DxpMessage::GameReq(_))) = m {
+                let refusal = DxpMessage::GameAcc { name, code: 3 };
+                let _ = framed.send(&refusal).await;
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+/// Accepts DXP connections on `listener` until `shutdown` completes, up to
+/// [`DxpConfig::max_games`] at once; then ends every connection's game (and
+/// search) and waits (up to 5 s) for them to close.
+pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Future<Output = ()>) {
+    let config = Arc::new(config);
+    let limits = listener::Limits {
+        max_connections: config.max_games.max(1),
+        grace: Duration::from_secs(5),
+    };
+    let name = config.name.clone();
+    listener::serve(
+        listener,
+        limits,
+        shutdown,
+        |socket, peer, shutdown| handle(socket, peer, Arc::clone(&config), shutdown),
+        move |socket, _| refuse(socket, name.clone()),
+    )
+    .await;
+}
+
+/// `kingme dxp`: binds `addr`, says where on stderr, and serves until SIGINT
+/// or SIGTERM.
 pub fn run(addr: &str, config: DxpConfig) -> io::Result<()> {
-    let listener = TcpListener::bind(addr)?;
-    let local = listener.local_addr()?;
-    if !local.ip().is_loopback() {
-        eprintln!(
-            "WARNING: kingme dxp is listening on {local}, reachable from other machines; \
-             DXP has no authentication. Bind 127.0.0.1 unless you mean it."
-        );
-    }
-    eprintln!("kingme dxp listening on {local}");
-    serve(listener, config)
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kingme-dxp")
+        .build()?;
+    rt.block_on(async move {
+        let listener = TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        if !local.ip().is_loopback() {
+            eprintln!(
+                "WARNING: kingme dxp is listening on {local}, reachable from other machines; \
+                 DXP has no authentication. Bind 127.0.0.1 unless you mean it."
+            );
+        }
+        eprintln!("kingme dxp listening on {local}");
+        serve(listener, config, shutdown_signal()).await;
+        Ok(())
+    })
 }

@@ -2,13 +2,13 @@
 
 use super::connection::{Connection, Input, Match};
 use super::*;
-use crate::board::{Color, Game, Position, Variant};
-use crate::engine::{Engine, Fault};
+use crate::board::{Color, Game, Move, Position, Variant};
+use crate::engine::{Engine, EngineOption, Fault, Level, SearchId, SearchSlot};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc as tokio_mpsc;
 
 #[test]
 fn start_board_matches_pydraughts() {
@@ -109,17 +109,29 @@ impl Client {
     }
 }
 
+/// A server on a runtime of its own thread, serving until the test ends.
 fn server(max_games: usize) -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
     let addr = l.local_addr().unwrap();
     let config = DxpConfig {
-        options: vec![("Level".into(), "easy".into()), ("Hash".into(), "1".into())],
+        options: vec![EngineOption::Level(Level::Easy), EngineOption::Hash(1)],
         movetime: Some(Duration::from_millis(20)),
         max_games,
         message_gap: Duration::from_millis(1),
         ..Default::default()
     };
-    std::thread::spawn(move || serve(l, config));
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = tokio::net::TcpListener::from_std(l).unwrap();
+            serve(l, config, std::future::pending()).await;
+        });
+    });
     addr
 }
 
@@ -184,33 +196,32 @@ fn refuses_other_boards_and_extra_games() {
     a.send("M0000111500"); // 11-15
     let reply = a.recv();
     assert!(reply.starts_with('M'), "{reply}");
-    // a second connection over the limit is refused
+    // a second connection over the limit is refused, and closed
     let mut b = Client::connect(addr);
     b.send(REQ_BLACK);
     assert!(b.recv().ends_with('3'));
+    assert_eq!(
+        b.s.read(&mut [0u8; 8]).unwrap(),
+        0,
+        "closed after the refusal"
+    );
     // an illegal move abandons the game
     a.send("M0000010500");
     assert!(a.recv().starts_with('C'));
     assert_eq!(a.recv(), "E00");
 }
 
-/// A connection to `client`'s peer, in a game where we play Black from the
-/// start, whose next search fails as `fault` says.
-fn faulty_connection(fault: Fault) -> (Connection, Client, Receiver<Input>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let client = Client::connect(l.local_addr().unwrap());
-    let (stream, peer) = l.accept().unwrap();
-    let (tx, rx) = sync_channel(8);
+/// A connection in a game where we play Black from the start, whose next
+/// search fails as `fault` says, and where its searches answer.
+fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchId, Option<Move>)>) {
+    let (answers, answered) = tokio_mpsc::channel(8);
     let mut engine = Engine::new();
-    engine.set_option("Level", "easy").unwrap();
+    engine.set(EngineOption::Level(Level::Easy)).unwrap();
     engine.inject_fault(fault);
     let conn = Connection {
         config: Arc::new(DxpConfig::default()),
         engine,
-        writer: stream,
-        peer,
-        last_write: None,
-        busy: false,
+        peer: "127.0.0.1:9".parse().unwrap(),
         game: Some(Match {
             game: Game::new(Variant::English),
             ours: Color::Black,
@@ -219,30 +230,43 @@ fn faulty_connection(fault: Fault) -> (Connection, Client, Receiver<Input>) {
             turn_start: Instant::now(),
             ended: false,
         }),
-        search: None,
-        next_id: 7,
-        tx,
+        search: SearchSlot::new(),
+        answers,
+        out: Vec::new(),
     };
-    (conn, client, rx)
+    (conn, answered)
+}
+
+fn recv_timeout<T>(rx: &mut tokio_mpsc::Receiver<T>, wait: Duration) -> Option<T> {
+    let deadline = Instant::now() + wait;
+    loop {
+        if let Ok(x) = rx.try_recv() {
+            return Some(x);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 fn failed_search_still_moves(fault: Fault) {
-    let (mut conn, mut client, rx) = faulty_connection(fault);
-    conn.next_turn().unwrap();
-    let input = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(
-        matches!(input, Input::Search { id: 7, mv: Some(_) }),
-        "{input:?}"
-    );
-    assert!(conn.handle(input).unwrap());
-    assert!(conn.search.is_none());
-    let m = client.recv();
-    let DxpMessage::Move(dm) = DxpMessage::parse(m.as_bytes()).unwrap() else {
-        panic!("{m}")
+    let (mut conn, mut answered) = faulty_connection(fault);
+    let first = conn.search.next_id();
+    conn.next_turn();
+    let (id, mv) = recv_timeout(&mut answered, Duration::from_secs(20)).unwrap();
+    assert_eq!(id, first);
+    assert!(mv.is_some());
+    conn.handle(Input::Search { id, mv });
+    assert!(!conn.search.is_busy());
+    let [DxpMessage::Move(dm)] = conn.out.as_slice() else {
+        panic!("{:?}", conn.out)
     };
-    assert!(find_move(&Position::startpos(Variant::English), &dm).is_ok());
-    std::thread::sleep(Duration::from_millis(50));
-    assert!(rx.try_recv().is_err(), "a second move from one search");
+    assert!(find_move(&Position::startpos(Variant::English), dm).is_ok());
+    assert!(
+        recv_timeout(&mut answered, Duration::from_millis(50)).is_none(),
+        "a second move from one search"
+    );
 }
 
 #[test]
@@ -263,4 +287,34 @@ fn game_end_from_the_peer_is_echoed() {
     assert!(c.recv().ends_with('0'));
     c.send("E11");
     assert_eq!(c.recv(), "E31");
+}
+
+#[test]
+fn the_connection_cap_answers_the_extra_client_and_the_server_stays_up() {
+    let addr = server(1);
+    let mut a = Client::connect(addr);
+    a.send(&REQ_BLACK.replacen('Z', "W", 1));
+    assert!(a.recv().ends_with('0'));
+    for _ in 0..3 {
+        let mut extra = Client::connect(addr);
+        extra.send(REQ_BLACK);
+        assert!(extra.recv().ends_with('3'), "too many games");
+    }
+    // the first game goes on
+    a.send("M0000111500");
+    assert!(a.recv().starts_with('M'));
+    drop(a);
+    // its place frees once it has closed: a new client gets a game
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut c = Client::connect(addr);
+        c.send(&REQ_BLACK.replacen('Z', "W", 1));
+        let answer = c.recv();
+        if answer.ends_with('0') {
+            break;
+        }
+        assert!(answer.ends_with('3'), "{answer}");
+        assert!(Instant::now() < deadline, "the place never freed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

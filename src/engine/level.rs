@@ -1,6 +1,5 @@
 //! Difficulty levels: how deep, how noisy, how long by default.
 
-use super::EngineError;
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -73,16 +72,17 @@ impl fmt::Display for Level {
     }
 }
 
+/// A word that names no level.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad value '{0}' for option Level: expected easy, medium, hard or max")]
+pub struct ParseLevelError(pub String);
+
 impl FromStr for Level {
-    type Err = EngineError;
-    fn from_str(s: &str) -> Result<Level, EngineError> {
+    type Err = ParseLevelError;
+    fn from_str(s: &str) -> Result<Level, ParseLevelError> {
         Level::ALL
             .into_iter()
             .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| EngineError::BadValue {
-                name: "Level".into(),
-                value: s.into(),
-                expected: "easy, medium, hard or max".into(),
-            })
+            .ok_or_else(|| ParseLevelError(s.into()))
     }
 }

@@ -2,23 +2,28 @@
 //! threads that report only through events. No I/O happens here.
 //!
 //! - [`level`]: the difficulty levels.
-//! - [`options`]: the typed options, their names and ranges, their errors.
+//! - [`options`]: the typed options and the errors of setting one (their
+//!   names and text values are in [`crate::protocol::options`]).
 //! - [`limits`]: the limits of one `go` and the search limits they become.
 //! - [`handle`]: the handle of a running search.
+//! - [`slot`]: one front end's search as a state machine (idle, queued,
+//!   searching, answered), shared by the kingme session, Hub and DXP.
 
 mod answer;
 mod handle;
 mod level;
 mod limits;
 mod options;
+mod slot;
 
 pub use handle::SearchHandle;
-pub use level::Level;
+pub use level::{Level, ParseLevelError};
 pub use limits::Limits;
 pub use options::{
-    parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB,
-    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_THREADS,
+    EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
+    MAX_THREADS,
 };
+pub use slot::{Phase, SearchId, SearchSlot, Stopped};
 
 use crate::board::{Game, Move, Position};
 use crate::egdb::Tablebase;
@@ -222,12 +227,6 @@ impl Engine {
         None
     }
 
-    /// The options and their ranges.
-    #[must_use]
-    pub fn option_specs() -> Vec<OptionSpec> {
-        EngineOptions::specs()
-    }
-
     /// The current options.
     #[must_use]
     pub fn options(&self) -> &EngineOptions {
@@ -252,34 +251,28 @@ impl Engine {
         self.options.threads
     }
 
-    /// Sets an option by name (case-insensitive). Changing `Hash` allocates the
-    /// new table at once; when that fails the old size and table stay.
-    /// `EGDBPath` opens the databases there (an error if it is no directory).
-    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+    /// Sets an option. Changing `Hash` allocates the new table at once, and
+    /// `EgdbPath` opens the databases there; when that fails the old value,
+    /// table and databases stay.
+    pub fn set(&mut self, option: EngineOption) -> Result<(), EngineError> {
         let mut options = self.options.clone();
-        options.set(name, value)?;
+        let egdb_path = matches!(option, EngineOption::EgdbPath(_));
+        options.apply(option);
         if options.hash_mib != self.options.hash_mib {
             self.tt = Some(Arc::new(self.allocate_table(options.hash_mib)?));
         }
-        if name.eq_ignore_ascii_case("EGDBPath") {
+        if egdb_path {
             if options.egdb_path.is_empty() {
                 self.egdb = Egdb::Unopened;
                 self.egdb_notice = None;
             } else {
                 let dir = PathBuf::from(&options.egdb_path);
-                match open_tablebase(&dir) {
-                    Ok(tb) => {
-                        self.egdb_notice = Some(describe_tablebase(&tb, &dir));
-                        self.egdb = Egdb::Open(tb);
-                    }
-                    Err(e) => {
-                        return Err(EngineError::BadValue {
-                            name: name.to_string(),
-                            value: value.to_string(),
-                            expected: format!("a directory of endgame database files ({e})"),
-                        });
-                    }
-                }
+                let tb = open_tablebase(&dir).map_err(|reason| EngineError::NoTablebase {
+                    dir: options.egdb_path.clone(),
+                    reason,
+                })?;
+                self.egdb_notice = Some(describe_tablebase(&tb, &dir));
+                self.egdb = Egdb::Open(tb);
             }
         }
         self.options = options;
@@ -518,14 +511,14 @@ mod tests {
     #[test]
     fn a_table_that_cannot_be_allocated_keeps_the_old_one() {
         let mut e = Engine::new();
-        e.set_option("Hash", "2").unwrap();
+        e.set(EngineOption::Hash(2)).unwrap();
         let before = Arc::clone(e.tt.as_ref().unwrap());
         e.inject_fault(Fault::NoMemory);
-        let err = e.set_option("Hash", "8").unwrap_err();
+        let err = e.set(EngineOption::Hash(8)).unwrap_err();
         assert_eq!(err, EngineError::NoMemory(TableAllocError { mib: 8 }));
         assert_eq!(e.hash_mib(), 2);
         assert!(Arc::ptr_eq(&before, e.tt.as_ref().unwrap()));
-        e.set_option("Hash", "4").unwrap();
+        e.set(EngineOption::Hash(4)).unwrap();
         assert_eq!(e.hash_mib(), 4);
         assert!(!Arc::ptr_eq(&before, e.tt.as_ref().unwrap()));
     }

@@ -1,72 +1,49 @@
-//! The engine's options: their typed values, their names and ranges for the
-//! handshake, and the errors of setting one.
+//! The engine's options as typed values: every option of an engine, one
+//! option to change, and the errors of changing one. Their names and text
+//! values are the protocol's (`crate::protocol::options`).
 
 use super::Level;
-use crate::eval::EnglishWeights;
+use crate::eval::Evaluator;
 use crate::search::tt::TableAllocError;
 
-/// Engine errors.
+/// Why the engine could not take an option.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
-    /// No option with that name.
-    #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces)"
-    )]
-    UnknownOption(String),
-    /// A value the option does not take.
-    #[error("bad value '{value}' for option {name}: expected {expected}")]
-    BadValue {
-        /// The option.
-        name: String,
-        /// What was given.
-        value: String,
-        /// What is accepted.
-        expected: String,
-    },
     /// The transposition table of the size asked for can't be allocated; the
     /// engine keeps its old size and table.
     #[error("{0}; Hash is unchanged")]
     NoMemory(#[from] TableAllocError),
-}
-
-/// The type and range of an option, for the handshake.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    /// A boolean.
-    Check {
-        /// Default value.
-        default: bool,
-    },
-    /// An integer in a range.
-    Spin {
-        /// Default value.
-        default: i64,
-        /// Smallest value.
-        min: i64,
-        /// Largest value.
-        max: i64,
-    },
-    /// Free text (empty by default).
-    Text {
-        /// Default value.
-        default: String,
-    },
-    /// One of a list of words.
-    Combo {
-        /// Default value.
-        default: String,
-        /// Allowed values.
-        values: Vec<String>,
+    /// The endgame database directory can't be opened; the engine keeps its
+    /// old databases.
+    #[error("no endgame databases in {dir}: {reason}")]
+    NoTablebase {
+        /// The directory given.
+        dir: String,
+        /// Why it can't be used.
+        reason: String,
     },
 }
 
-/// An option the engine accepts.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OptionSpec {
-    /// The option's name.
-    pub name: String,
-    /// Its type, default and range.
-    pub kind: OptionKind,
+/// One option of an engine, with its new value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineOption {
+    /// Strength.
+    Level(Level),
+    /// Transposition table size in MiB (1 to [`MAX_HASH_MIB`]).
+    Hash(usize),
+    /// Search threads (1 to [`MAX_THREADS`]).
+    Threads(usize),
+    /// Whether the client may ask for pondering.
+    Ponder(bool),
+    /// Use the exact mini-checkers table at level max.
+    MiniTable(bool),
+    /// How English positions are evaluated.
+    Eval(Evaluator),
+    /// Directory of the English endgame databases (empty: the default one).
+    EgdbPath(String),
+    /// Probe the databases in positions of at most this many pieces (0 to
+    /// [`MAX_EGDB_PIECES`]; 0: off).
+    EgdbPieces(u32),
 }
 
 /// Largest transposition table, in MiB.
@@ -91,7 +68,7 @@ pub struct EngineOptions {
     /// Use the exact mini-checkers table at level max.
     pub mini_table: bool,
     /// How English positions are evaluated.
-    pub eval: crate::eval::Evaluator,
+    pub eval: Evaluator,
     /// Directory of the English endgame databases (empty: `KINGME_EGDB`, else
     /// the platform data directory).
     pub egdb_path: String,
@@ -110,7 +87,7 @@ impl Default for EngineOptions {
             threads: 1,
             ponder: false,
             mini_table: true,
-            eval: crate::eval::Evaluator::default(),
+            eval: Evaluator::default(),
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
         }
@@ -118,129 +95,17 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
-    /// The options and their ranges.
-    #[must_use]
-    pub fn specs() -> Vec<OptionSpec> {
-        vec![
-            OptionSpec {
-                name: "Level".into(),
-                kind: OptionKind::Combo {
-                    default: Level::Max.name().into(),
-                    values: Level::ALL.iter().map(|l| l.name().into()).collect(),
-                },
-            },
-            OptionSpec {
-                name: "Hash".into(),
-                kind: OptionKind::Spin {
-                    default: DEFAULT_HASH_MIB as i64,
-                    min: 1,
-                    max: MAX_HASH_MIB,
-                },
-            },
-            OptionSpec {
-                name: "Threads".into(),
-                kind: OptionKind::Spin {
-                    default: 1,
-                    min: 1,
-                    max: MAX_THREADS,
-                },
-            },
-            OptionSpec {
-                name: "Ponder".into(),
-                kind: OptionKind::Check { default: false },
-            },
-            OptionSpec {
-                name: "MiniTable".into(),
-                kind: OptionKind::Check { default: true },
-            },
-            OptionSpec {
-                name: "EvalWeights".into(),
-                kind: OptionKind::Text {
-                    default: String::new(),
-                },
-            },
-            OptionSpec {
-                name: "EGDBPath".into(),
-                kind: OptionKind::Text {
-                    default: String::new(),
-                },
-            },
-            OptionSpec {
-                name: "EGDBPieces".into(),
-                kind: OptionKind::Spin {
-                    default: MAX_EGDB_PIECES,
-                    min: 0,
-                    max: MAX_EGDB_PIECES,
-                },
-            },
-            OptionSpec {
-                name: "EvalFile".into(),
-                kind: OptionKind::Text {
-                    default: "builtin".into(),
-                },
-            },
-        ]
-    }
-
-    /// Sets an option by name (case-insensitive).
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
-        let bad = |expected: String| EngineError::BadValue {
-            name: name.to_string(),
-            value: value.to_string(),
-            expected,
-        };
-        let spin = |min: i64, max: i64| -> Result<i64, EngineError> {
-            value
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|v| (min..=max).contains(v))
-                .ok_or_else(|| bad(format!("an integer from {min} to {max}")))
-        };
-        match name.to_ascii_lowercase().as_str() {
-            "level" => self.level = value.parse()?,
-            "hash" => {
-                let mib = spin(1, MAX_HASH_MIB)? as usize;
-                self.hash_mib = mib;
-            }
-            "threads" => self.threads = spin(1, MAX_THREADS)? as usize,
-            "ponder" => {
-                self.ponder = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
-            }
-            "evalweights" => {
-                self.eval =
-                    crate::eval::Evaluator::Hand(EnglishWeights::parse(value).map_err(|e| {
-                        bad(format!("comma-separated name=value pairs: {}", e.reason))
-                    })?)
-            }
-            "evalfile" => {
-                self.eval = match value.trim() {
-                    "" | "builtin" => crate::eval::Evaluator::default(),
-                    "hand" => crate::eval::Evaluator::Hand(EnglishWeights::default()),
-                    path => crate::eval::Evaluator::Learned(std::sync::Arc::new(
-                        crate::eval::LearnedWeights::load(std::path::Path::new(path)).map_err(
-                            |e| bad(format!("builtin, hand or a kingme weights file ({e})")),
-                        )?,
-                    )),
-                }
-            }
-            "minitable" => {
-                self.mini_table = parse_bool(value).ok_or_else(|| bad("true or false".into()))?
-            }
-            "egdbpath" => self.egdb_path = value.trim().to_string(),
-            "egdbpieces" => self.egdb_pieces = spin(0, MAX_EGDB_PIECES)? as u32,
-            _ => return Err(EngineError::UnknownOption(name.to_string())),
+    /// Sets one option.
+    pub fn apply(&mut self, option: EngineOption) {
+        match option {
+            EngineOption::Level(l) => self.level = l,
+            EngineOption::Hash(mib) => self.hash_mib = mib,
+            EngineOption::Threads(n) => self.threads = n,
+            EngineOption::Ponder(b) => self.ponder = b,
+            EngineOption::MiniTable(b) => self.mini_table = b,
+            EngineOption::Eval(e) => self.eval = e,
+            EngineOption::EgdbPath(p) => self.egdb_path = p,
+            EngineOption::EgdbPieces(n) => self.egdb_pieces = n,
         }
-        Ok(())
-    }
-}
-
-/// Reads a check option's value (`true`/`on`/`1`/`yes` or `false`/`off`/`0`/`no`).
-#[must_use]
-pub fn parse_bool(v: &str) -> Option<bool> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "on" | "1" | "yes" => Some(true),
-        "false" | "off" | "0" | "no" => Some(false),
-        _ => None,
     }
 }

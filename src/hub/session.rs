@@ -4,17 +4,9 @@
 use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
 use super::{Flow, Input, MAX_LINE};
 use crate::board::{Game, Position, Variant};
-use crate::engine::{Engine, Event, Info, Level, Limits, Score, SearchHandle};
+use crate::engine::{Engine, Event, Info, Level, Limits, Score, SearchSlot};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::time::Duration;
-
-/// The search in progress and what `done` needs to write its moves.
-pub(super) struct Running {
-    pub(super) handle: SearchHandle,
-    pub(super) position: Position,
-    /// `go ponder` or `go analyze`, or a `level infinite`: ends only on `stop`.
-    pub(super) open_ended: bool,
-}
 
 /// One Hub session: options, the position, the search level, the running search.
 /// It turns input lines and search events into output lines.
@@ -24,7 +16,8 @@ pub struct HubSession {
     /// The game from the last `pos`, or why that `pos` was rejected.
     pub(super) game: Result<Game, String>,
     pub(super) level: Limits,
-    pub(super) running: Option<Running>,
+    /// The search, and the position its `done` and `info` moves are read in.
+    pub(super) search: SearchSlot<Position>,
     /// Input has ended: quit once the running search has reported.
     pub(super) closing: bool,
     pub(super) events: SyncSender<Input>,
@@ -58,7 +51,7 @@ impl HubSession {
             variant: Variant::English,
             game: Ok(Game::new(Variant::English)),
             level: Limits::default(),
-            running: None,
+            search: SearchSlot::new(),
             closing: false,
             events,
         }
@@ -67,7 +60,7 @@ impl HubSession {
     /// Whether a search is running.
     #[must_use]
     pub fn is_searching(&self) -> bool {
-        self.running.is_some()
+        self.search.is_busy()
     }
 
     /// Handles one input.
@@ -80,7 +73,7 @@ impl HubSession {
             }
             Input::Closed => {
                 // a limited search still finishes and its `done` is written
-                if self.running.as_ref().is_some_and(|r| r.open_ended) {
+                if self.search.is_held() {
                     self.stop();
                 }
                 self.closing = true;
@@ -94,7 +87,7 @@ impl HubSession {
     }
 
     fn flow(&self) -> Flow {
-        if self.closing && self.running.is_none() {
+        if self.closing && !self.search.is_busy() {
             Flow::Quit
         } else {
             Flow::Continue
@@ -102,10 +95,8 @@ impl HubSession {
     }
 
     /// Asks the running search, if any, to stop (it still reports its move).
-    pub fn stop(&self) {
-        if let Some(r) = &self.running {
-            r.handle.stop();
-        }
+    pub fn stop(&mut self) {
+        self.search.stop();
     }
 
     /// Handles one command line.
@@ -124,16 +115,12 @@ impl HubSession {
             "ping" => out.push("pong".into()),
             "set-param" => self.set_param(&line, out),
             // the table is shared with a running search: clear it only when idle
-            "new-game" if self.running.is_none() => self.engine.new_game(),
+            "new-game" if !self.search.is_busy() => self.engine.new_game(),
             "pos" => self.pos(&line, out),
             "level" => self.set_level(&line, out),
             "go" => self.go(&line, out),
             "stop" => self.stop(),
-            "ponder-hit" => {
-                if let Some(r) = &self.running {
-                    r.handle.ponderhit();
-                }
-            }
+            "ponder-hit" => self.search.ponderhit(),
             "quit" => {
                 self.stop();
                 return Flow::Quit;
@@ -201,7 +188,7 @@ impl HubSession {
         }
         // egdb-path and egdb-pieces are the engine's EGDBPath and EGDBPieces
         let name = name.replace('-', "");
-        if let Err(e) = self.engine.set_option(&name, value) {
+        if let Err(e) = crate::protocol::set_option(&mut self.engine, &name, value) {
             out.push(error(&e.to_string()));
         }
     }
@@ -277,7 +264,7 @@ impl HubSession {
     }
 
     fn go(&mut self, line: &HubLine, out: &mut Vec<String>) {
-        if self.running.is_some() {
+        if self.search.is_busy() {
             // this `go` gets its own `done`; the running search keeps its own
             out.push(error("go: a search is already running"));
             out.push("done move=0-0".into());
@@ -297,11 +284,10 @@ impl HubSession {
         } else if line.has("analyze") {
             limits.infinite = true;
         }
-        let open_ended = limits.ponder || limits.infinite;
         let tx = self.events.clone();
         let handle = self.engine.go(
             &game,
-            limits,
+            limits.clone(),
             Box::new(move |ev| match ev {
                 Event::BestMove { .. } => {
                     let _ = tx.send(Input::Search(ev));
@@ -312,22 +298,17 @@ impl HubSession {
                 Event::Trace(_) => {}
             }),
         );
-        self.running = Some(Running {
-            handle,
-            position: *game.position(),
-            open_ended,
-        });
+        self.search.start(handle, &limits, *game.position(), None);
     }
 
     /// Handles an event of the running search.
     pub fn handle_event(&mut self, ev: Event, out: &mut Vec<String>) {
-        let Some(run) = &self.running else {
+        let Some(&pos) = self.search.context() else {
             return;
         };
         match ev {
-            Event::Info(info) => out.push(info_line(&run.position, &info)),
+            Event::Info(info) => out.push(info_line(&pos, &info)),
             Event::BestMove { mv, ponder } => {
-                let pos = run.position;
                 let mut line = match mv.filter(|&m| pos.is_legal(m)) {
                     Some(m) => {
                         let mut s = format!("done move={}", format_move(m));
@@ -342,7 +323,7 @@ impl HubSession {
                 line.shrink_to_fit();
                 out.push(line);
                 // the search thread has sent its last event: joining is immediate
-                self.running = None;
+                self.search.answer();
             }
             Event::Trace(_) => {}
         }
@@ -351,7 +332,7 @@ impl HubSession {
     /// Stops the running search and waits for its final event, reading (and
     /// dropping) whatever else arrives on `rx` meanwhile.
     pub fn shutdown(&mut self, rx: &Receiver<Input>) {
-        if self.running.is_none() {
+        if !self.search.is_busy() {
             return;
         }
         self.stop();
@@ -360,7 +341,7 @@ impl HubSession {
                 break;
             }
         }
-        self.running = None;
+        self.search.answer();
     }
 }
 

@@ -1,6 +1,7 @@
 //! Inbound commands: what a client may send, one per line.
 
 use super::parse;
+use super::token::Token;
 use crate::board::Variant;
 use std::fmt;
 use std::str::FromStr;
@@ -61,8 +62,9 @@ pub enum Command {
     Perft(u32),
     /// `eval`: the static evaluation of the current position.
     Eval,
-    /// `auth <token>`: log in to a server started with `--token`.
-    Auth(String),
+    /// `auth <token>`: log in to a server started with `--token`. Its
+    /// `Debug` hides the token.
+    Auth(Token),
 }
 
 /// The start of the game in a `position` command.
@@ -228,7 +230,22 @@ impl fmt::Display for Command {
             Command::Undo => f.write_str("undo"),
             Command::Perft(d) => write!(f, "perft {d}"),
             Command::Eval => f.write_str("eval"),
-            Command::Auth(t) => write!(f, "auth {t}"),
+            Command::Auth(t) => write!(f, "auth {}", t.as_str()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_hides_the_auth_token() {
+        let cmd: Command = "auth s3cret-Token".parse().unwrap();
+        let shown = format!("{cmd:?} {cmd:#?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert_eq!(format!("{cmd:?}"), "Auth(Token(***))");
+        assert_eq!(cmd.to_string(), "auth s3cret-Token", "Display round-trips");
+        assert_eq!(cmd.redacted().to_string(), "auth (token hidden)");
     }
 }

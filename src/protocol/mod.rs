@@ -3,11 +3,14 @@
 //! - [`Command`]: what a client sends, parsed by a nom grammar (`FromStr`) and
 //!   written back canonically (`Display`).
 //! - [`Response`]: what the engine sends, rendered by `Display`.
+//! - [`options`]: engine option names and text values, read into typed
+//!   [`crate::engine::EngineOption`]s.
 //! - [`Session`]: one client's game, options and search as a state machine that
 //!   turns lines and engine events into responses. The stdio and TCP transports
 //!   in [`crate::server`] both drive it.
 
 mod command;
+pub mod options;
 mod parse;
 mod response;
 mod response_parse;
@@ -15,6 +18,9 @@ mod session;
 mod token;
 
 pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
+pub use options::{
+    engine_option_specs, parse_bool, parse_option, set_option, OptionError, OptionKind, OptionSpec,
+};
 pub use parse::shorten;
 pub use response::{Refusal, Response, HELP, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;

@@ -7,6 +7,7 @@
 use super::command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH,
 };
+use super::token::Token;
 use crate::board::Variant;
 use nom::branch::alt;
 use nom::bytes::complete::{tag_no_case, take_till1, take_while1};
@@ -351,7 +352,7 @@ fn auth_args(i: &str) -> Res<'_, Command> {
         .parse(i)
         .or_else(|_| fail(i.trim_start(), "a token after auth"))?;
     let (r, ()) = end(r)?;
-    Ok((r, Command::Auth(t.to_string())))
+    Ok((r, Command::Auth(Token::from_wire(t))))
 }
 
 /// A command without arguments: only the end of the line may follow.

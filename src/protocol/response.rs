@@ -1,7 +1,8 @@
 //! Outbound lines: what the engine says, rendered by `Display`.
 
+use super::options::OptionKind;
 use crate::board::{Color, GameEnd, Move};
-use crate::engine::{Info, OptionKind, Score, TraceNode};
+use crate::engine::{Info, Score, TraceNode};
 use std::fmt;
 use std::time::Duration;
 

@@ -7,9 +7,10 @@
 //! takes the squares it jumps over): `FromStr` reads English, and
 //! [`Response::parse_in`] either variant.
 
+use super::options::OptionKind;
 use super::response::{Refusal, Response, HELP};
 use crate::board::{Color, EndReason, GameEnd, Move, Outcome, Variant};
-use crate::engine::{Info, OptionKind, Score, TraceNode};
+use crate::engine::{Info, Score, TraceNode};
 use std::str::FromStr;
 use std::time::Duration;
 

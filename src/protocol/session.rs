@@ -3,12 +3,11 @@
 //! (stdio, TCP) only move bytes; everything the protocol means happens here.
 
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
+use super::options::{self, engine_option_specs, parse_bool, OptionKind, OptionSpec};
 use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
-use crate::engine::{
-    self, parse_bool, Engine, Event, Limits, OptionKind, OptionSpec, Score, SearchHandle,
-};
+use crate::engine::{self, Engine, EngineOption, Event, Limits, Phase, Score, SearchSlot, Stopped};
 use crate::perft::{self, Counting};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -99,23 +98,6 @@ enum Purpose {
     Reply,
 }
 
-enum State {
-    Idle,
-    /// Waiting for a search slot.
-    Queued {
-        limits: Limits,
-        purpose: Purpose,
-    },
-    Searching {
-        handle: SearchHandle,
-        purpose: Purpose,
-        /// `go infinite` or `go ponder` not yet released: no bestmove before stop.
-        held: bool,
-        /// Released when the search's bestmove arrives.
-        _slot: Option<OwnedSemaphorePermit>,
-    },
-}
-
 /// One client's protocol state: its game, its engine and options, its search.
 pub struct Session {
     config: SessionConfig,
@@ -124,7 +106,7 @@ pub struct Session {
     game: Game,
     reply: bool,
     authed: bool,
-    state: State,
+    search: SearchSlot<Purpose>,
     events: mpsc::Sender<Event>,
 }
 
@@ -141,7 +123,7 @@ impl Session {
                 game: Game::new(Variant::English),
                 reply: false,
                 authed,
-                state: State::Idle,
+                search: SearchSlot::new(),
                 events: tx,
             },
             Events(rx),
@@ -164,14 +146,14 @@ impl Session {
     /// Whether a search is running or queued (so a `bestmove` is owed).
     #[must_use]
     pub fn is_searching(&self) -> bool {
-        !matches!(self.state, State::Idle)
+        self.search.is_busy()
     }
 
     /// The semaphore to wait on when the session's search is queued for a slot.
     #[must_use]
     pub fn queued_on(&self) -> Option<Arc<Semaphore>> {
-        match self.state {
-            State::Queued { .. } => self.config.search_slots.clone(),
+        match self.search.phase() {
+            Phase::Queued => self.config.search_slots.clone(),
             _ => None,
         }
     }
@@ -211,7 +193,7 @@ impl Session {
                         .config
                         .token
                         .as_ref()
-                        .is_some_and(|k| same_secret(k.as_str(), &t))
+                        .is_some_and(|k| same_secret(k.as_str(), t.as_str()))
                     {
                         self.authed = true;
                         out.push(Response::AuthOk);
@@ -300,7 +282,7 @@ impl Session {
 
     /// Turns one engine event into lines; a `bestmove` ends the search.
     pub fn handle_event(&mut self, ev: Event, out: &mut Vec<Response>) {
-        if !matches!(self.state, State::Searching { .. }) {
+        if self.search.phase() != Phase::Searching {
             tracing::warn!(?ev, "engine event without a search");
             return;
         }
@@ -308,12 +290,9 @@ impl Session {
             Event::Info(i) => out.push(Response::Info(i)),
             Event::Trace(t) => out.push(Response::Trace(t)),
             Event::BestMove { mv, ponder } => {
-                let State::Searching { purpose, .. } =
-                    std::mem::replace(&mut self.state, State::Idle)
-                else {
-                    return;
-                };
-                self.finish(purpose, mv, ponder, out);
+                if let Some(purpose) = self.search.answer() {
+                    self.finish(purpose, mv, ponder, out);
+                }
             }
         }
     }
@@ -322,10 +301,7 @@ impl Session {
     /// stopped; a limited one runs to its end. The transport then drains events
     /// while [`Session::is_searching`].
     pub fn input_closed(&mut self, out: &mut Vec<Response>) {
-        if matches!(
-            self.state,
-            State::Searching { held: true, .. } | State::Queued { .. }
-        ) {
+        if self.search.is_held() || self.search.phase() == Phase::Queued {
             self.stop(out);
         }
     }
@@ -333,33 +309,16 @@ impl Session {
     /// Stops the search, if any; its `bestmove` follows as an event (or at once
     /// when it was only queued).
     pub fn stop(&mut self, out: &mut Vec<Response>) {
-        match std::mem::replace(&mut self.state, State::Idle) {
-            State::Idle => {}
-            State::Queued { purpose, .. } => {
-                // Never started: answer with the best move by static evaluation.
-                let mv = self.quick_move();
-                self.finish(purpose, mv, None, out);
-            }
-            State::Searching {
-                handle,
-                purpose,
-                _slot,
-                ..
-            } => {
-                handle.stop();
-                self.state = State::Searching {
-                    handle,
-                    purpose,
-                    held: false,
-                    _slot,
-                };
-            }
+        if let Stopped::Unstarted(purpose) = self.search.stop() {
+            // Never started: answer with the best move by static evaluation.
+            let mv = self.quick_move();
+            self.finish(purpose, mv, None, out);
         }
     }
 
     /// A search slot was granted to the queued search: start it.
     pub fn slot_granted(&mut self, permit: OwnedSemaphorePermit, out: &mut Vec<Response>) {
-        if let State::Queued { limits, purpose } = std::mem::replace(&mut self.state, State::Idle) {
+        if let Some((limits, purpose)) = self.search.take_queued() {
             out.push(Response::InfoString(
                 "search slot granted; searching".into(),
             ));
@@ -372,7 +331,7 @@ impl Session {
         self.engine.get_or_insert_with(|| {
             let mut e = Engine::new();
             if let Some(h) = default_hash {
-                let _ = e.set_option("Hash", &h.to_string());
+                let _ = e.set(EngineOption::Hash(h));
             }
             e
         })
@@ -386,7 +345,7 @@ impl Session {
                 values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
             },
         }];
-        for mut s in Engine::option_specs() {
+        for mut s in engine_option_specs() {
             if let OptionKind::Spin { default, max, .. } = &mut s.kind {
                 if s.name == "Hash" {
                     *max = (*max).min(self.config.max_hash_mib as i64);
@@ -470,7 +429,7 @@ impl Session {
                 };
                 if let Some(e) = capped(max, what) {
                     out.push(Response::Error(e));
-                } else if let Err(e) = self.engine().set_option(name, value) {
+                } else if let Err(e) = options::set_option(self.engine(), name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 }
             }
@@ -482,7 +441,7 @@ impl Session {
                         "setoption: unknown option '{name}' (options: {})",
                         names.join(", ")
                     )));
-                } else if let Err(e) = self.engine().set_option(name, value) {
+                } else if let Err(e) = options::set_option(self.engine(), name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 } else if let Some(n) = self.engine().take_egdb_notice() {
                     out.push(Response::InfoString(n));
@@ -588,14 +547,7 @@ impl Session {
     }
 
     fn ponderhit(&mut self) {
-        match &mut self.state {
-            State::Searching { handle, held, .. } => {
-                handle.ponderhit();
-                *held = false;
-            }
-            State::Queued { limits, .. } => limits.ponder = false,
-            State::Idle => {}
-        }
+        self.search.ponderhit();
     }
 
     fn start_search(&mut self, limits: Limits, purpose: Purpose, out: &mut Vec<Response>) {
@@ -608,7 +560,7 @@ impl Session {
                         "queued: every search slot is busy; the search starts when one frees (stop answers at once)"
                             .into(),
                     ));
-                    self.state = State::Queued { limits, purpose };
+                    self.search.queue(limits, purpose);
                     return;
                 }
                 Err(TryAcquireError::Closed) => {
@@ -621,7 +573,6 @@ impl Session {
     }
 
     fn launch(&mut self, limits: Limits, purpose: Purpose, slot: Option<OwnedSemaphorePermit>) {
-        let held = limits.infinite || limits.ponder;
         let tx = self.events.clone();
         // One queue slot is always left for the bestmove, so it is never dropped;
         // info and trace lines are dropped when the client reads too slowly.
@@ -636,13 +587,8 @@ impl Session {
             }
         });
         let game = self.game.clone();
-        let handle = self.engine().go(&game, limits, on_event);
-        self.state = State::Searching {
-            handle,
-            purpose,
-            held,
-            _slot: slot,
-        };
+        let handle = self.engine().go(&game, limits.clone(), on_event);
+        self.search.start(handle, &limits, purpose, slot);
     }
 
     fn finish(

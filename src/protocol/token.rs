@@ -51,9 +51,17 @@ impl Token {
     }
 }
 
+impl Token {
+    /// The word an `auth` line carried, as sent: the session compares it with
+    /// its own token, so it is not checked like a configured one.
+    pub(crate) fn from_wire(word: &str) -> Token {
+        Token(word.to_string())
+    }
+}
+
 impl fmt::Debug for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Token(hidden)")
+        f.write_str("Token(***)")
     }
 }
 

@@ -1,8 +1,17 @@
 //! Transports for the protocol: stdio (the default `kingme` mode) and TCP
-//! (`kingme --listen ADDR`). Both drive the same [`crate::protocol::Session`].
+//! (`kingme --listen ADDR`). Both drive the same [`crate::protocol::Session`]
+//! with the same loop.
+//!
+//! - [`driver`]: the loop driving a session over any [`driver::Transport`].
+//! - [`listener`]: the accept loop of every TCP server (a connection cap,
+//!   graceful shutdown), kingme's and DXP's.
+//! - [`stdio`], [`tcp`]: the two transports.
+//! - [`framing`]: bounded records from a byte stream; `KingmeCodec`: TCP lines.
 
 mod codec;
+pub mod driver;
 pub mod framing;
+pub mod listener;
 pub mod stdio;
 pub mod tcp;
 

@@ -2,8 +2,9 @@
 //! Stdin is read on a plain thread feeding a bounded channel.
 
 use super::codec::Line;
+use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use super::framing::read_bounded;
-use crate::protocol::{Flow, Response, Session, SessionConfig};
+use crate::protocol::{Response, SessionConfig};
 use std::io::{BufRead, Write};
 use tokio::sync::mpsc;
 
@@ -16,14 +17,6 @@ fn read_lines(input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
     if let Err(e) = read {
         tracing::warn!(error = %e, "input");
     }
-}
-
-/// Writes responses, one per line, and flushes.
-fn write_all(out: &mut impl Write, responses: &mut Vec<Response>) -> std::io::Result<()> {
-    for r in responses.drain(..) {
-        writeln!(out, "{r}")?;
-    }
-    out.flush()
 }
 
 /// Serves one session on stdin and stdout until `quit` or EOF. On EOF a running
@@ -42,41 +35,45 @@ pub fn run(config: SessionConfig, max_line: usize) -> std::io::Result<()> {
 pub fn serve(
     config: SessionConfig,
     max_line: usize,
-    mut lines: mpsc::Receiver<Line>,
-    mut out: impl Write,
+    lines: mpsc::Receiver<Line>,
+    out: impl Write,
 ) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async move {
-        let (mut session, mut events) = Session::new(config);
-        let mut replies = Vec::new();
-        let mut closing = false;
-        loop {
-            if closing && !session.is_searching() {
-                break;
-            }
-            tokio::select! {
-                line = lines.recv(), if !closing => match line {
-                    Some(Line::Text(b)) => {
-                        if session.handle_line(&b, &mut replies) == Flow::Quit {
-                            closing = true;
-                        }
-                    }
-                    Some(Line::TooLong) => session.handle_overlong(max_line, &mut replies),
-                    None => {
-                        session.input_closed(&mut replies);
-                        closing = true;
-                    }
-                },
-                Some(ev) = events.recv() => session.handle_event(ev, &mut replies),
-            }
-            if let Err(e) = write_all(&mut out, &mut replies) {
-                tracing::debug!(error = %e, "stdout closed");
-                break;
-            }
+    let config = DriveConfig {
+        session: config,
+        greet: false,
+        max_line,
+        idle_timeout: None,
+        write_timeout: None,
+        at_end: AtEnd::Finish,
+        close_grace: None,
+    };
+    rt.block_on(drive(Stdio { lines, out }, config, std::future::pending()));
+    tracing::debug!("stdio session closed");
+    Ok(())
+}
+
+/// Lines from a channel (fed by the stdin thread), responses to a writer.
+struct Stdio<W> {
+    lines: mpsc::Receiver<Line>,
+    out: W,
+}
+
+impl<W: Write> Transport for Stdio<W> {
+    async fn read(&mut self) -> Inbound {
+        match self.lines.recv().await {
+            Some(line) => Inbound::Lines(vec![line]),
+            None => Inbound::Ended,
         }
-        tracing::debug!("stdio session closed");
-        Ok(())
-    })
+    }
+
+    /// Writes the responses, one per line, and flushes.
+    async fn write(&mut self, responses: Vec<Response>) -> std::io::Result<()> {
+        for r in responses {
+            writeln!(self.out, "{r}")?;
+        }
+        self.out.flush()
+    }
 }

@@ -1,18 +1,18 @@
-//! The TCP transport: a listener accepting connections, each served by its own
-//! task and [`Session`], in the shape of mini-redis (a connection semaphore, a
-//! broadcast for shutdown, an mpsc whose closing says every handler is done).
+//! The TCP transport: the shared [`listener`](super::listener) accepting
+//! connections, each a [`Session`](crate::protocol::Session) driven by the
+//! shared [`driver`](super::driver) over lines framed by [`KingmeCodec`].
 
-use super::codec::{KingmeCodec, Line};
-use crate::protocol::{Flow, Refusal, Response, Session, SessionConfig};
+use super::codec::KingmeCodec;
+use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
+use super::listener;
+use crate::protocol::{Refusal, Response, SessionConfig};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
-use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{broadcast, mpsc, AcquireError, OwnedSemaphorePermit, Semaphore};
-use tokio::time::{sleep, timeout, Instant};
+use tokio::sync::Semaphore;
+use tokio::time::timeout;
 use tokio_util::codec::Framed;
 
 /// Limits and settings of a TCP server.
@@ -64,71 +64,42 @@ pub async fn serve(
     mut config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    config.session.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
-    let (notify_shutdown, _) = broadcast::channel(1);
-    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
-    let config = Arc::new(config);
-    let conns = Arc::new(Semaphore::new(config.max_connections));
-    tokio::select! {
-        res = accept_loop(&listener, &config, &conns, &notify_shutdown, &done_tx) => {
-            if let Err(e) = &res {
-                tracing::error!(error = %e, "accept loop failed");
-            }
-        }
-        () = shutdown => tracing::info!("shutting down"),
-    }
-    if let Some(slots) = &config.session.search_slots {
+    let slots = Arc::new(Semaphore::new(config.max_searches.max(1)));
+    config.session.search_slots = Some(Arc::clone(&slots));
+    let limits = listener::Limits {
+        max_connections: config.max_connections,
+        grace: Duration::from_secs(5),
+    };
+    let drive_config = DriveConfig {
+        session: config.session.clone(),
+        greet: true,
+        max_line: config.max_line,
+        idle_timeout: Some(config.idle_timeout),
+        write_timeout: Some(config.write_timeout),
+        at_end: AtEnd::Stop,
+        close_grace: Some(Duration::from_secs(5)),
+    };
+    let shutdown = async move {
+        shutdown.await;
+        // queued searches answer at once
         slots.close();
-    }
-    drop(notify_shutdown);
-    drop(done_tx);
-    drop(listener);
-    if timeout(Duration::from_secs(5), done_rx.recv())
-        .await
-        .is_err()
-    {
-        tracing::warn!("some sessions did not close within 5 s");
-    }
+    };
+    let max = config.max_connections;
+    listener::serve(
+        listener,
+        limits,
+        shutdown,
+        |socket, _peer, mut shutdown| {
+            let _ = socket.set_nodelay(true);
+            let framed = Framed::new(socket, KingmeCodec::new(drive_config.max_line));
+            drive(TcpLines(framed), drive_config.clone(), async move {
+                shutdown.recv().await
+            })
+        },
+        move |socket, _peer| refuse(socket, max),
+    )
+    .await;
     Ok(())
-}
-
-async fn accept_loop(
-    listener: &TcpListener,
-    config: &Arc<ServerConfig>,
-    conns: &Arc<Semaphore>,
-    notify_shutdown: &broadcast::Sender<()>,
-    done: &mpsc::Sender<()>,
-) -> std::io::Result<()> {
-    loop {
-        let (socket, peer) = match listener.accept().await {
-            Ok(x) => x,
-            Err(e) => {
-                // Out of file descriptors and the like: wait, don't die.
-                tracing::warn!(error = %e, "accept failed");
-                sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        match Arc::clone(conns).try_acquire_owned() {
-            Ok(permit) => {
-                let config = Arc::clone(config);
-                let shutdown = notify_shutdown.subscribe();
-                let done = done.clone();
-                tokio::spawn(async move {
-                    tracing::info!(%peer, "connected");
-                    handle(socket, config, shutdown).await;
-                    tracing::info!(%peer, "closed");
-                    drop(permit);
-                    drop(done);
-                });
-            }
-            Err(_) => {
-                let max = config.max_connections;
-                tracing::warn!(%peer, max, "refused: too many connections");
-                tokio::spawn(refuse(socket, max));
-            }
-        }
-    }
 }
 
 /// Tells a client over the connection limit so, then closes.
@@ -142,110 +113,22 @@ async fn refuse(mut socket: TcpStream, max: usize) {
     .await;
 }
 
-type SlotWait = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
+/// A TCP connection framed in protocol lines.
+struct TcpLines(Framed<TcpStream, KingmeCodec>);
 
-/// Serves one connection. Errors end only this connection.
-async fn handle(
-    socket: TcpStream,
-    config: Arc<ServerConfig>,
-    mut shutdown: broadcast::Receiver<()>,
-) {
-    let peer: Option<SocketAddr> = socket.peer_addr().ok();
-    let _ = socket.set_nodelay(true);
-    let mut framed = Framed::new(socket, KingmeCodec::new(config.max_line));
-    let (mut session, mut events) = Session::new(config.session.clone());
-    let mut out = vec![session.greeting()];
-    let mut slot_wait: Option<SlotWait> = None;
-    let mut closing = false;
-    let mut shutting_down = false;
-    let mut last_input = Instant::now();
-    let mut close_deadline = Instant::now();
-    loop {
-        if !out.is_empty() {
-            let write = async {
-                for r in out.drain(..) {
-                    framed.feed(r.to_string()).await?;
-                }
-                framed.flush().await
-            };
-            match timeout(config.write_timeout, write).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    tracing::debug!(?peer, error = %e, "write failed");
-                    break;
-                }
-                Err(_) => {
-                    tracing::info!(?peer, "write timed out; closing");
-                    break;
-                }
-            }
-        }
-        if closing && !session.is_searching() {
-            break;
-        }
-        match (session.queued_on(), slot_wait.is_some()) {
-            (Some(sem), false) => slot_wait = Some(Box::pin(sem.acquire_owned())),
-            (None, true) => slot_wait = None,
-            _ => {}
-        }
-        let idle_at = last_input + config.idle_timeout;
-        tokio::select! {
-            frame = framed.next(), if !closing => {
-                last_input = Instant::now();
-                match frame {
-                    Some(Ok(Line::Text(bytes))) => {
-                        if session.handle_line(&bytes, &mut out) == Flow::Quit {
-                            closing = true;
-                            close_deadline = Instant::now() + Duration::from_secs(5);
-                        }
-                    }
-                    Some(Ok(Line::TooLong)) => {
-                        let max = config.max_line;
-                        session.handle_overlong(max, &mut out);
-                    }
-                    Some(Err(e)) => {
-                        tracing::debug!(?peer, error = %e, "read failed");
-                        break;
-                    }
-                    None => {
-                        // EOF: stop any search; its bestmove is still written if
-                        // the client only half-closed.
-                        session.stop(&mut out);
-                        closing = true;
-                        close_deadline = Instant::now() + Duration::from_secs(5);
-                    }
-                }
-            }
-            Some(ev) = events.recv() => session.handle_event(ev, &mut out),
-            permit = async { slot_wait.as_mut().expect("guarded").await }, if slot_wait.is_some() => {
-                slot_wait = None;
-                match permit {
-                    Ok(p) => session.slot_granted(p, &mut out),
-                    Err(_) => session.stop(&mut out),
-                }
-            }
-            () = tokio::time::sleep_until(idle_at), if !closing && !session.is_searching() => {
-                out.push(Response::Error(format!(
-                    "idle for {:?}; closing",
-                    config.idle_timeout
-                )));
-                closing = true;
-            }
-            _ = shutdown.recv(), if !shutting_down => {
-                shutting_down = true;
-                out.push(Response::InfoString("server shutting down".into()));
-                session.stop(&mut out);
-                closing = true;
-                close_deadline = Instant::now() + Duration::from_secs(2);
-            }
-            () = tokio::time::sleep_until(close_deadline), if closing => {
-                tracing::warn!(?peer, "search did not end in time after stop");
-                break;
-            }
+impl Transport for TcpLines {
+    async fn read(&mut self) -> Inbound {
+        match self.0.next().await {
+            Some(Ok(line)) => Inbound::Lines(vec![line]),
+            Some(Err(e)) => Inbound::Failed(e.to_string()),
+            None => Inbound::Ended,
         }
     }
-    // Dropping the session stops and joins its search thread: do that off the
-    // async workers, and wait, so no search outlives its connection.
-    drop(framed);
-    let _ = tokio::task::spawn_blocking(move || drop(session)).await;
+
+    async fn write(&mut self, responses: Vec<Response>) -> std::io::Result<()> {
+        for r in responses {
+            self.0.feed(r.to_string()).await?;
+        }
+        self.0.flush().await
+    }
 }

@@ -7,24 +7,24 @@
 //! [`MAX_LINE`] get an `error` line and are otherwise ignored; a message over
 //! [`crate::MAX_FRAME`] can't be read at all and closes the socket (code 1009).
 //!
-//! In-process, the loop is the engine's TCP handler with a WebSocket in place of
-//! the framed TCP stream: lines go to [`Session::handle_line`], engine events to
-//! [`Session::handle_event`], a queued search waits for a slot. When the tab goes
-//! away the session is dropped on a blocking thread, which stops its search and
-//! joins the search thread, before the tab stops counting in [`crate::Stats`].
+//! In-process, the tab is one more transport of the engine's session driver
+//! ([`kingme::server::driver`]), the loop its TCP server runs: lines go to the
+//! session, engine events and replies come back, a queued search waits for a
+//! slot. When the tab goes away the session is dropped on a blocking thread,
+//! which stops its search and joins the search thread, before the tab stops
+//! counting in [`crate::Stats`].
 
 use crate::{EngineSpec, Shared, MAX_LINE, MAX_MESSAGE};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
-use kingme::protocol::{Flow, Refusal, Response, Session, AUTH_REQUEST};
-use std::future::Future;
-use std::pin::Pin;
+use kingme::protocol::{Refusal, Response, AUTH_REQUEST};
+use kingme::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
+use kingme::server::Line;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
-use tokio::sync::{AcquireError, OwnedSemaphorePermit};
-use tokio::time::{timeout, Instant};
+use tokio::time::timeout;
 use tokio_util::codec::{Framed, LinesCodec, LinesCodecError};
 
 /// Longest line accepted from a kingme TCP server (a `board` or `help` reply
@@ -32,7 +32,7 @@ use tokio_util::codec::{Framed, LinesCodec, LinesCodecError};
 const MAX_ENGINE_LINE: usize = 64 * 1024;
 
 /// What one WebSocket read amounts to.
-enum Inbound {
+enum WsRead {
     /// A text message: protocol lines.
     Text(String),
     /// Something to refuse with this `error` text; the socket stays open.
@@ -45,20 +45,20 @@ enum Inbound {
     Failed(String),
 }
 
-fn classify(msg: Option<Result<Message, axum::Error>>) -> Inbound {
+fn classify(msg: Option<Result<Message, axum::Error>>) -> WsRead {
     match msg {
-        Some(Ok(Message::Text(t))) if t.len() > MAX_MESSAGE => Inbound::Refuse(format!(
+        Some(Ok(Message::Text(t))) if t.len() > MAX_MESSAGE => WsRead::Refuse(format!(
             "message too long ({} bytes; at most {MAX_MESSAGE}); ignored",
             t.len()
         )),
-        Some(Ok(Message::Text(t))) => Inbound::Text(t.as_str().to_owned()),
-        Some(Ok(Message::Binary(b))) => Inbound::Refuse(format!(
+        Some(Ok(Message::Text(t))) => WsRead::Text(t.as_str().to_owned()),
+        Some(Ok(Message::Binary(b))) => WsRead::Refuse(format!(
             "binary message ({} bytes) ignored: send protocol lines as text",
             b.len()
         )),
-        Some(Ok(Message::Ping(_) | Message::Pong(_))) => Inbound::Nothing,
-        Some(Ok(Message::Close(_))) | None => Inbound::Closed,
-        Some(Err(e)) => Inbound::Failed(e.to_string()),
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => WsRead::Nothing,
+        Some(Ok(Message::Close(_))) | None => WsRead::Closed,
+        Some(Err(e)) => WsRead::Failed(e.to_string()),
     }
 }
 
@@ -138,106 +138,87 @@ async fn fail(socket: &mut WebSocket, why: &str) {
     .await;
 }
 
-type SlotWait = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
+/// A tab's WebSocket as a transport of the engine's session driver: each
+/// text message is one or more lines, and all the responses of one step go
+/// out in one message.
+struct Tab {
+    socket: WebSocket,
+    write_timeout: Duration,
+}
 
-/// Drives a [`Session`] in this process, as `kingme::server::tcp` does.
-async fn in_process(mut socket: WebSocket, shared: &Shared) {
-    let (mut session, mut events) = Session::new(shared.config.session.clone());
-    let mut shutdown = shared.shutdown.clone();
-    let mut out = vec![session.greeting()];
-    let mut slot_wait: Option<SlotWait> = None;
-    let mut closing = false;
-    let mut shutting_down = false;
-    let mut close_deadline = Instant::now();
-    let mut last_input = Instant::now();
-    let idle = shared.config.idle_timeout;
-    loop {
-        if !out.is_empty() {
-            let text = out
-                .drain(..)
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join("\n");
-            if let Err(e) = send_text(&mut socket, text, shared.config.write_timeout).await {
-                tracing::debug!(error = %e, "tab write failed");
-                break;
-            }
-        }
-        if closing && !session.is_searching() {
-            let _ = timeout(
-                Duration::from_secs(1),
-                socket.send(close(close_code::NORMAL, "bye")),
-            )
-            .await;
-            break;
-        }
-        match (session.queued_on(), slot_wait.is_some()) {
-            (Some(sem), false) => slot_wait = Some(Box::pin(sem.acquire_owned())),
-            (None, true) => slot_wait = None,
-            _ => {}
-        }
-        tokio::select! {
-            msg = socket.next(), if !closing => match classify(msg.inspect(|_| last_input = Instant::now())) {
-                Inbound::Text(text) => {
-                    for line in lines(&text) {
-                        if line.len() > MAX_LINE {
-                            session.handle_overlong(MAX_LINE, &mut out);
-                        } else if session.handle_line(line.as_bytes(), &mut out) == Flow::Quit {
-                            closing = true;
-                            close_deadline = Instant::now() + Duration::from_secs(5);
-                            break;
+impl Transport for Tab {
+    async fn read(&mut self) -> Inbound {
+        match classify(self.socket.next().await) {
+            WsRead::Text(text) => Inbound::Lines(
+                lines(&text)
+                    .map(|l| {
+                        if l.len() > MAX_LINE {
+                            Line::TooLong
+                        } else {
+                            Line::Text(l.as_bytes().to_vec())
                         }
-                    }
-                }
-                Inbound::Refuse(why) => out.push(Response::Error(why)),
-                Inbound::Nothing => {}
-                // The tab is gone: nobody reads a bestmove, so don't wait for one.
-                Inbound::Closed => break,
-                Inbound::Failed(why) => {
-                    fail(&mut socket, &why).await;
-                    break;
-                }
-            },
-            Some(ev) = events.recv() => {
-                session.handle_event(ev, &mut out);
-                if !session.is_searching() {
-                    // the engine has answered: the person's turn to think starts now
-                    last_input = Instant::now();
-                }
-            }
-            permit = async { slot_wait.as_mut().expect("guarded").await }, if slot_wait.is_some() => {
-                slot_wait = None;
-                match permit {
-                    Ok(p) => session.slot_granted(p, &mut out),
-                    Err(_) => session.stop(&mut out),
-                }
-            }
-            changed = shutdown.changed(), if !shutting_down => {
-                // A dropped sender (a server without shutdown) just ends the watch.
-                let now = changed.is_ok() && *shutdown.borrow();
-                shutting_down = changed.is_err() || now;
-                if now {
-                    out.push(Response::InfoString("server shutting down".into()));
-                    session.stop(&mut out);
-                    closing = true;
-                    close_deadline = Instant::now() + Duration::from_secs(2);
-                }
-            }
-            () = tokio::time::sleep_until(close_deadline), if closing => {
-                tracing::warn!("search did not end in time after stop");
-                break;
-            }
-            () = tokio::time::sleep_until(last_input + idle), if !closing && !session.is_searching() => {
-                out.push(Response::Error(format!("idle for {idle:?}; closing")));
-                closing = true;
-                close_deadline = Instant::now() + Duration::from_secs(5);
-            }
+                    })
+                    .collect(),
+            ),
+            WsRead::Refuse(why) => Inbound::Refused(why),
+            WsRead::Nothing => Inbound::Nothing,
+            // The tab is gone: nobody reads a bestmove, so don't wait for one.
+            WsRead::Closed => Inbound::Gone,
+            WsRead::Failed(why) => Inbound::Failed(why),
         }
     }
-    // Dropping the session stops and joins its search thread: off the async
-    // workers, and awaited, so no search outlives its tab.
-    drop(socket);
-    let _ = tokio::task::spawn_blocking(move || drop(session)).await;
+
+    async fn write(&mut self, responses: Vec<Response>) -> std::io::Result<()> {
+        let text = responses
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n");
+        send_text(&mut self.socket, text, self.write_timeout)
+            .await
+            .map_err(std::io::Error::other)
+    }
+
+    async fn close(&mut self) {
+        let _ = timeout(
+            Duration::from_secs(1),
+            self.socket.send(close(close_code::NORMAL, "bye")),
+        )
+        .await;
+    }
+
+    async fn fail(&mut self, why: String) {
+        fail(&mut self.socket, &why).await;
+    }
+}
+
+/// Drives a [`kingme::protocol::Session`] in this process with the engine's
+/// own session driver, as its TCP server does.
+async fn in_process(socket: WebSocket, shared: &Shared) {
+    let config = DriveConfig {
+        session: shared.config.session.clone(),
+        greet: true,
+        max_line: MAX_LINE,
+        idle_timeout: Some(shared.config.idle_timeout),
+        write_timeout: None,
+        at_end: AtEnd::Stop,
+        close_grace: Some(Duration::from_secs(5)),
+    };
+    let tab = Tab {
+        socket,
+        write_timeout: shared.config.write_timeout,
+    };
+    let mut shutdown = shared.shutdown.clone();
+    let shutdown = async move {
+        // A dropped sender (a server without shutdown) just ends the watch.
+        while shutdown.changed().await.is_ok() {
+            if *shutdown.borrow() {
+                return;
+            }
+        }
+        std::future::pending::<()>().await;
+    };
+    drive(tab, config, shutdown).await;
 }
 
 /// Tells the tab why its engine connection failed, and closes it.
@@ -333,7 +314,7 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
             msg = socket.next() => {
                 let mut replies = Vec::new();
                 match classify(msg) {
-                    Inbound::Text(text) => {
+                    WsRead::Text(text) => {
                         for line in lines(&text) {
                             if line.len() > MAX_LINE {
                                 replies.push(error_line(format!(
@@ -349,10 +330,10 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
                             return;
                         }
                     }
-                    Inbound::Refuse(why) => replies.push(error_line(why)),
-                    Inbound::Nothing => {}
-                    Inbound::Closed => return,
-                    Inbound::Failed(why) => {
+                    WsRead::Refuse(why) => replies.push(error_line(why)),
+                    WsRead::Nothing => {}
+                    WsRead::Closed => return,
+                    WsRead::Failed(why) => {
                         fail(&mut socket, &why).await;
                         return;
                     }

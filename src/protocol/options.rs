@@ -1,0 +1,208 @@
+//! Engine options as text: their names, types and ranges for the handshake,
+//! and `setoption name X value Y` turned into a typed [`EngineOption`], with
+//! the protocol's error lines.
+
+use crate::engine::{
+    Engine, EngineError, EngineOption, Level, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
+    MAX_THREADS,
+};
+use crate::eval::{EnglishWeights, Evaluator, LearnedWeights};
+use std::sync::Arc;
+
+/// Why an option can't be set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// No option with that name.
+    #[error(
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces)"
+    )]
+    UnknownOption(String),
+    /// A value the option does not take.
+    #[error("bad value '{value}' for option {name}: expected {expected}")]
+    BadValue {
+        /// The option.
+        name: String,
+        /// What was given.
+        value: String,
+        /// What is accepted.
+        expected: String,
+    },
+    /// The engine could not take the value.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// The type and range of an option, for the handshake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A boolean.
+    Check {
+        /// Default value.
+        default: bool,
+    },
+    /// An integer in a range.
+    Spin {
+        /// Default value.
+        default: i64,
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// Free text (empty by default).
+    Text {
+        /// Default value.
+        default: String,
+    },
+    /// One of a list of words.
+    Combo {
+        /// Default value.
+        default: String,
+        /// Allowed values.
+        values: Vec<String>,
+    },
+}
+
+/// An option the engine accepts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The option's name.
+    pub name: String,
+    /// Its type, default and range.
+    pub kind: OptionKind,
+}
+
+/// The engine's options, their types and ranges, for the handshake.
+#[must_use]
+pub fn engine_option_specs() -> Vec<OptionSpec> {
+    vec![
+        OptionSpec {
+            name: "Level".into(),
+            kind: OptionKind::Combo {
+                default: Level::Max.name().into(),
+                values: Level::ALL.iter().map(|l| l.name().into()).collect(),
+            },
+        },
+        OptionSpec {
+            name: "Hash".into(),
+            kind: OptionKind::Spin {
+                default: DEFAULT_HASH_MIB as i64,
+                min: 1,
+                max: MAX_HASH_MIB,
+            },
+        },
+        OptionSpec {
+            name: "Threads".into(),
+            kind: OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: MAX_THREADS,
+            },
+        },
+        OptionSpec {
+            name: "Ponder".into(),
+            kind: OptionKind::Check { default: false },
+        },
+        OptionSpec {
+            name: "MiniTable".into(),
+            kind: OptionKind::Check { default: true },
+        },
+        OptionSpec {
+            name: "EvalWeights".into(),
+            kind: OptionKind::Text {
+                default: String::new(),
+            },
+        },
+        OptionSpec {
+            name: "EGDBPath".into(),
+            kind: OptionKind::Text {
+                default: String::new(),
+            },
+        },
+        OptionSpec {
+            name: "EGDBPieces".into(),
+            kind: OptionKind::Spin {
+                default: MAX_EGDB_PIECES,
+                min: 0,
+                max: MAX_EGDB_PIECES,
+            },
+        },
+        OptionSpec {
+            name: "EvalFile".into(),
+            kind: OptionKind::Text {
+                default: "builtin".into(),
+            },
+        },
+    ]
+}
+
+/// Reads `setoption name NAME value VALUE` (the name case-insensitive).
+pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError> {
+    let bad = |expected: String| OptionError::BadValue {
+        name: name.to_string(),
+        value: value.to_string(),
+        expected,
+    };
+    let spin = |min: i64, max: i64| -> Result<i64, OptionError> {
+        value
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|v| (min..=max).contains(v))
+            .ok_or_else(|| bad(format!("an integer from {min} to {max}")))
+    };
+    let check = || parse_bool(value).ok_or_else(|| bad("true or false".into()));
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "level" => {
+            EngineOption::Level(value.parse::<Level>().map_err(|_| OptionError::BadValue {
+                name: "Level".into(),
+                value: value.to_string(),
+                expected: "easy, medium, hard or max".into(),
+            })?)
+        }
+        "hash" => EngineOption::Hash(spin(1, MAX_HASH_MIB)? as usize),
+        "threads" => EngineOption::Threads(spin(1, MAX_THREADS)? as usize),
+        "ponder" => EngineOption::Ponder(check()?),
+        "minitable" => EngineOption::MiniTable(check()?),
+        "evalweights" => EngineOption::Eval(Evaluator::Hand(
+            EnglishWeights::parse(value)
+                .map_err(|e| bad(format!("comma-separated name=value pairs: {}", e.reason)))?,
+        )),
+        "evalfile" => EngineOption::Eval(match value.trim() {
+            "" | "builtin" => Evaluator::default(),
+            "hand" => Evaluator::Hand(EnglishWeights::default()),
+            path => Evaluator::Learned(Arc::new(
+                LearnedWeights::load(std::path::Path::new(path))
+                    .map_err(|e| bad(format!("builtin, hand or a kingme weights file ({e})")))?,
+            )),
+        }),
+        "egdbpath" => EngineOption::EgdbPath(value.trim().to_string()),
+        "egdbpieces" => EngineOption::EgdbPieces(spin(0, MAX_EGDB_PIECES)? as u32),
+        _ => return Err(OptionError::UnknownOption(name.to_string())),
+    })
+}
+
+/// Sets an engine option from its text: [`parse_option`], then
+/// [`Engine::set`]. A directory that holds no databases is a bad value of
+/// `EGDBPath`.
+pub fn set_option(engine: &mut Engine, name: &str, value: &str) -> Result<(), OptionError> {
+    match engine.set(parse_option(name, value)?) {
+        Ok(()) => Ok(()),
+        Err(EngineError::NoTablebase { reason, .. }) => Err(OptionError::BadValue {
+            name: name.to_string(),
+            value: value.to_string(),
+            expected: format!("a directory of endgame database files ({reason})"),
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Reads a check option's value (`true`/`on`/`1`/`yes` or `false`/`off`/`0`/`no`).
+#[must_use]
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Some(true),
+        "false" | "off" | "0" | "no" => Some(false),
+        _ => None,
+    }
+}
