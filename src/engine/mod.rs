@@ -17,7 +17,7 @@ pub use level::Level;
 pub use limits::Limits;
 pub use options::{
     parse_bool, EngineError, EngineOptions, OptionKind, OptionSpec, DEFAULT_HASH_MIB,
-    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_THREADS,
+    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 
 use crate::board::{Game, Move, Position};
@@ -40,6 +40,8 @@ pub struct Info {
     pub depth: u32,
     /// Deepest ply reached.
     pub seldepth: u32,
+    /// With MultiPV above 1, this line's rank (1 = best); `None` otherwise.
+    pub multipv: Option<u32>,
     /// Score from the side to move's view.
     pub score: Score,
     /// Nodes searched (all threads).
@@ -68,6 +70,7 @@ impl Info {
         Info {
             depth: it.depth,
             seldepth: it.stats.seldepth,
+            multipv: it.multipv,
             score: it.score,
             nodes: it.stats.nodes,
             prunes: it.stats.prunes_max + it.stats.prunes_min,
@@ -422,6 +425,7 @@ impl Engine {
                 answer.send(Event::Info(Info {
                     depth: last.depth,
                     seldepth: s.seldepth,
+                    multipv: last.multipv,
                     score: last.score,
                     nodes: s.nodes,
                     prunes: s.prunes_max + s.prunes_min,

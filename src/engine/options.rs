@@ -10,7 +10,7 @@ use crate::search::tt::TableAllocError;
 pub enum EngineError {
     /// No option with that name.
     #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces)"
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces, MultiPV)"
     )]
     UnknownOption(String),
     /// A value the option does not take.
@@ -97,7 +97,12 @@ pub struct EngineOptions {
     pub egdb_path: String,
     /// Probe the databases in positions of at most this many pieces (0: off).
     pub egdb_pieces: u32,
+    /// Root moves reported per iteration, best first (1: the classic search).
+    pub multipv: usize,
 }
+
+/// Largest `MultiPV`.
+pub const MAX_MULTIPV: i64 = 64;
 
 /// Largest `EGDBPieces`: the most pieces `kingme egdb build` builds.
 pub const MAX_EGDB_PIECES: i64 = 8;
@@ -113,6 +118,7 @@ impl Default for EngineOptions {
             eval: crate::eval::Evaluator::default(),
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
+            multipv: 1,
         }
     }
 }
@@ -179,6 +185,14 @@ impl EngineOptions {
                     default: "builtin".into(),
                 },
             },
+            OptionSpec {
+                name: "MultiPV".into(),
+                kind: OptionKind::Spin {
+                    default: 1,
+                    min: 1,
+                    max: MAX_MULTIPV,
+                },
+            },
         ]
     }
 
@@ -229,6 +243,7 @@ impl EngineOptions {
             }
             "egdbpath" => self.egdb_path = value.trim().to_string(),
             "egdbpieces" => self.egdb_pieces = spin(0, MAX_EGDB_PIECES)? as u32,
+            "multipv" => self.multipv = spin(1, MAX_MULTIPV)? as usize,
             _ => return Err(EngineError::UnknownOption(name.to_string())),
         }
         Ok(())

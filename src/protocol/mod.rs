@@ -14,7 +14,10 @@ mod response_parse;
 mod session;
 mod token;
 
-pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
+pub use command::{
+    Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
+    MAX_PERFT_DEPTH,
+};
 pub use parse::shorten;
 pub use response::{Refusal, Response, HELP, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
