@@ -7,6 +7,7 @@ use common::{Conn, InProcess};
 use kingme::board::{Move, Position, Variant};
 use kingme::engine::{Info, Score};
 use kingme::protocol::{Response, SessionConfig};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -311,20 +312,31 @@ fn hint_says_a_legal_move_and_plays_nothing() {
 /// loser delaying). The game ends when the side to move has no move (kingme
 /// gives it a pass while the opponent can move); then more pieces win.
 fn brute(pos: &Position) -> (i32, u32) {
+    brute_memo(pos, &mut HashMap::new())
+}
+
+fn brute_memo(pos: &Position, memo: &mut HashMap<String, (i32, u32)>) -> (i32, u32) {
+    let key = pos.to_fen();
+    if let Some(&v) = memo.get(&key) {
+        return v;
+    }
     let moves = pos.legal_moves();
-    if moves.is_empty() {
+    let v = if moves.is_empty() {
         let us = pos.pieces(pos.turn()).count();
         let them = pos.pieces(!pos.turn()).count();
-        return (us.cmp(&them) as i32, 0);
-    }
-    moves
-        .iter()
-        .map(|&m| {
-            let (r, p) = brute(&pos.after(m));
-            (-r, p + 1)
-        })
-        .max_by_key(|&(r, p)| (r, if r > 0 { -(p as i64) } else { p as i64 }))
-        .unwrap()
+        (us.cmp(&them) as i32, 0)
+    } else {
+        moves
+            .iter()
+            .map(|&m| {
+                let (r, p) = brute_memo(&pos.after(m), memo);
+                (-r, p + 1)
+            })
+            .max_by_key(|&(r, p)| (r, if r > 0 { -i64::from(p) } else { i64::from(p) }))
+            .unwrap()
+    };
+    memo.insert(key, v);
+    v
 }
 
 #[test]
@@ -332,7 +344,7 @@ fn moves_shows_exact_values_in_mini() {
     kingme::engine::prepare_mini_table();
     let mut c = session();
     said(&mut c, "setoption name Variant value mini");
-    // Black (to move) has a choice between winning, drawing and losing lines
+    // moves that win, draw and lose, in various plies
     for fen in ["B:W13,14,17:B2,5", "W:W13,14,16:B4,8", "B:W15,17,18:B1,3,6"] {
         said(&mut c, &format!("position fen {fen}"));
         let pos = Position::from_fen(Variant::Mini, fen).unwrap();
