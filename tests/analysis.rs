@@ -75,7 +75,12 @@ fn key(s: Score) -> i64 {
 /// The iterations' line sets (the lines of one depth, in the order sent),
 /// the final summary left out. Checks that every set is `multipv 1..=n`,
 /// of distinct legal moves of `pos` (inside `allowed` when given), best first.
-fn check_lines(infos: &[Info], pos: &Position, n: usize, allowed: Option<&[Move]>) -> Vec<Vec<Info>> {
+fn check_lines(
+    infos: &[Info],
+    pos: &Position,
+    n: usize,
+    allowed: Option<&[Move]>,
+) -> Vec<Vec<Info>> {
     // the last info is the summary: the best line again
     let (summary, lines) = infos.split_last().expect("info lines");
     let mut sets: Vec<Vec<Info>> = Vec::new();
@@ -128,7 +133,10 @@ fn multipv_lines_are_distinct_legal_moves_best_first() {
     assert_eq!(sets.len(), 6, "one set per depth");
     assert_eq!(bestmove(&out, Variant::English), sets[5][0].pv[0]);
     for l in &out {
-        assert!(l.starts_with("info depth ") || l.starts_with("bestmove "), "{l}");
+        assert!(
+            l.starts_with("info depth ") || l.starts_with("bestmove "),
+            "{l}"
+        );
         if l.starts_with("info ") {
             assert!(l.contains(" seldepth ") && l.contains(" multipv "), "{l}");
             let a = l.find(" seldepth ").unwrap();
@@ -159,7 +167,9 @@ fn multipv_one_keeps_the_classic_lines() {
     for l in &out[..out.len() - 1] {
         assert!(!l.contains("multipv"), "{l}");
     }
-    assert!(infos(&out, Variant::English).iter().all(|i| i.multipv.is_none()));
+    assert!(infos(&out, Variant::English)
+        .iter()
+        .all(|i| i.multipv.is_none()));
 }
 
 #[test]
@@ -193,7 +203,11 @@ fn searchmoves_restricts_the_root() {
     }
     // with MultiPV above the number of moves searched: one line per move
     said(&mut c, "setoption name MultiPV value 5");
-    let out = until(&mut c, "go depth 4 searchmoves 12-16 9-13 10-15", "bestmove");
+    let out = until(
+        &mut c,
+        "go depth 4 searchmoves 12-16 9-13 10-15",
+        "bestmove",
+    );
     let allowed: Vec<Move> = ["12-16", "9-13", "10-15"]
         .iter()
         .map(|t| pos.parse_move(t).unwrap())
@@ -243,15 +257,23 @@ fn analyze_streams_lines_until_stop() {
     assert!(latency < Duration::from_millis(500), "{latency:?}");
     seen.extend(rest);
     let infos = infos(&seen, Variant::English);
-    assert!(infos.iter().all(|i| i.multipv.is_some_and(|k| (1..=3).contains(&k))));
-    assert!(infos.iter().any(|i| i.multipv == Some(3)), "three lines by default");
+    assert!(infos
+        .iter()
+        .all(|i| i.multipv.is_some_and(|k| (1..=3).contains(&k))));
+    assert!(
+        infos.iter().any(|i| i.multipv == Some(3)),
+        "three lines by default"
+    );
     // the session is idle again
     assert!(said(&mut c, "moves")[0].starts_with("moves "));
     // analyze N
     c.send("analyze 2");
     read_until(&mut c, "info depth 3 ");
     c.send("board");
-    assert!(read_until(&mut c, "error").last().unwrap().starts_with("error busy"));
+    assert!(read_until(&mut c, "error")
+        .last()
+        .unwrap()
+        .starts_with("error busy"));
     c.send("stop");
     let out = read_until(&mut c, "bestmove");
     assert!(infos_of(&out).all(|k| k <= 2));
@@ -274,7 +296,7 @@ fn hint_says_a_legal_move_and_plays_nothing() {
     let out = until(&mut c, "hint", "hint ");
     let pos = Position::from_fen(
         Variant::English,
-        &board.iter().find_map(|l| l.strip_prefix("fen ")).unwrap().to_string(),
+        board.iter().find_map(|l| l.strip_prefix("fen ")).unwrap(),
     )
     .unwrap();
     let Ok(Response::Hint {
@@ -380,10 +402,15 @@ fn an_exact_draw_is_scored_draw() {
     let mut c = session();
     said(&mut c, "setoption name Variant value mini");
     // find a drawn position by brute force, then search it at level max
-    let fen = ["B:W13,14:B4,5", "W:W13,14:B4,5", "B:W16,17:B1,2", "W:W16,17:B1,2"]
-        .into_iter()
-        .find(|f| brute(&Position::from_fen(Variant::Mini, f).unwrap()).0 == 0)
-        .expect("a drawn position among the candidates");
+    let fen = [
+        "B:W13,14:B4,5",
+        "W:W13,14:B4,5",
+        "B:W16,17:B1,2",
+        "W:W16,17:B1,2",
+    ]
+    .into_iter()
+    .find(|f| brute(&Position::from_fen(Variant::Mini, f).unwrap()).0 == 0)
+    .expect("a drawn position among the candidates");
     said(&mut c, &format!("position fen {fen}"));
     let out = until(&mut c, "go depth 3", "bestmove");
     let last = infos(&out, Variant::Mini).pop().unwrap();

@@ -76,7 +76,10 @@ impl EngineOptions {
             },
             trace: limits.trace,
             threads: self.threads,
-            multipv: limits.multipv.unwrap_or(self.multipv).clamp(1, MAX_MULTIPV as usize),
+            multipv: limits
+                .multipv
+                .unwrap_or(self.multipv)
+                .clamp(1, MAX_MULTIPV as usize),
             searchmoves: limits.searchmoves.clone(),
             eval: self.eval.clone(),
             mini_table: if pos.variant() == Variant::Mini

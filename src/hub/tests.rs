@@ -354,7 +354,13 @@ fn multipv_param_gives_several_lines_best_first() {
         for (k, l) in set.iter().enumerate() {
             assert_eq!(l.value("depth"), Some((n + 1).to_string().as_str()));
             assert_eq!(l.value("multipv"), Some((k + 1).to_string().as_str()));
-            let first = l.value("pv").unwrap().split(' ').next().unwrap().to_string();
+            let first = l
+                .value("pv")
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .to_string();
             let m = parse_move(&start, &first).unwrap();
             assert!(!firsts.contains(&m), "{set:?}");
             firsts.push(m);
@@ -364,7 +370,12 @@ fn multipv_param_gives_several_lines_best_first() {
         }
     }
     let best = infos[9].value("pv").unwrap().split(' ').next().unwrap();
-    assert!(out.last().unwrap().starts_with(&format!("done move={best}")), "{out:?}");
+    assert!(
+        out.last()
+            .unwrap()
+            .starts_with(&format!("done move={best}")),
+        "{out:?}"
+    );
     // go analyze with multipv: several lines until stop
     h.send("level infinite");
     h.send("go analyze");

@@ -104,7 +104,7 @@ fn run_root<R: Rules>(
                 .name(format!("kingme-helper-{t}"))
                 .spawn_scoped(scope, move || {
                     let mut w = Worker::new(sh, false, root, hist, None);
-                    w.root_excluded.clone_from(&outside);
+                    w.root_excluded.clone_from(outside);
                     let mut d = 1 + (t as i32 % 2);
                     while !w.stopped && d <= max_depth as i32 {
                         w.search::<R, false>(root, d, -INF, INF, 0, hist.quiet, None);
