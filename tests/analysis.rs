@@ -417,3 +417,94 @@ fn an_exact_draw_is_scored_draw() {
     assert_eq!(last.score, Score::Draw, "{out:?}");
     assert!(out.iter().any(|l| l.contains(" score draw ")), "{out:?}");
 }
+
+/// The 3-piece English databases, built once per test process.
+fn three_pieces() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("kingme-analysis-egdb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        kingme::egdb::build(&kingme::egdb::BuildOptions {
+            dir: d.clone(),
+            pieces: 3,
+            slice: None,
+            threads: 2,
+            quiet: true,
+        })
+        .expect("build");
+        d
+    })
+}
+
+#[test]
+fn moves_values_and_multipv_from_the_english_databases() {
+    use kingme::egdb::{Tablebase, Wdl};
+    let dir = three_pieces();
+    let mut tb = Tablebase::new();
+    tb.add_directory(dir).unwrap();
+    let mut c = session();
+    let out = said(
+        &mut c,
+        &format!("setoption name EGDBPath value {}", dir.display()),
+    );
+    assert!(
+        out[0].starts_with("info string endgame databases: "),
+        "{out:?}"
+    );
+    let mut roots = Vec::new();
+    // won (two kings against one), drawn and lost roots
+    for fen in [
+        "W:WK10,K22:BK14",
+        "B:WK10,K22:BK14",
+        "W:WK1:BK10,K14",
+        "B:W27:B3,K9",
+    ] {
+        let pos = Position::from_fen(Variant::English, fen).unwrap();
+        said(&mut c, &format!("position fen {fen}"));
+        let out = said(&mut c, "moves");
+        assert_eq!(out.len(), 2, "{fen}: {out:?}");
+        let Ok(Response::Values(values)) = Response::parse_in(Variant::English, &out[1]) else {
+            panic!("{out:?}")
+        };
+        assert_eq!(values.len(), pos.legal_moves().len());
+        for &(m, v) in &values {
+            let expect = match tb.probe_wdl(&pos.after(m)).unwrap() {
+                Wdl::Loss => Score::Win(501),
+                Wdl::Draw => Score::Draw,
+                Wdl::Win => Score::Loss(501),
+            };
+            assert_eq!(v, expect, "{fen}: {m}");
+        }
+        // the root's value is the best of its moves'
+        let best = values.iter().map(|v| key(v.1)).max().unwrap();
+        let root = match tb.probe_wdl(&pos).unwrap() {
+            Wdl::Win => key(Score::Win(501)),
+            Wdl::Draw => 0,
+            Wdl::Loss => key(Score::Loss(501)),
+        };
+        assert_eq!(best, root, "{fen}: {values:?}");
+        roots.push(tb.probe_wdl(&pos).unwrap());
+        // MultiPV: every line exact, the databases' move first
+        said(&mut c, "setoption name MultiPV value 3");
+        let out = until(&mut c, "go depth 3", "bestmove");
+        said(&mut c, "setoption name MultiPV value 1");
+        let n = pos.legal_moves().len().min(3);
+        let sets = check_lines(&infos(&out, Variant::English), &pos, n, None);
+        let last = sets.last().unwrap();
+        for i in last {
+            let (_, v) = values.iter().find(|v| v.0 == i.pv[0]).unwrap();
+            assert_eq!(key(i.score).signum(), key(*v).signum(), "{fen}: {i:?}");
+            if *v == Score::Draw {
+                assert_eq!(i.score, Score::Draw);
+            }
+        }
+        if let Some((m, Wdl::Win | Wdl::Loss)) = tb.best_move(&pos).unwrap() {
+            assert_eq!(bestmove(&out, Variant::English), m, "{fen}");
+        }
+    }
+    assert!(
+        roots.contains(&Wdl::Win) && roots.contains(&Wdl::Loss),
+        "{roots:?}"
+    );
+    assert!(roots.contains(&Wdl::Draw), "{roots:?}");
+}

@@ -131,7 +131,7 @@ fn run_root<R: Rules>(
                 start,
             };
             lines.search::<R>(&mut w, &sh, root, hist, &mut result);
-            max_depth_done(control, &mut w, &mut result);
+            finish_main(control, &mut w, &mut result);
             return;
         }
         for depth in 1..=max_depth {
@@ -185,7 +185,7 @@ fn run_root<R: Rules>(
                 break;
             }
         }
-        max_depth_done(control, &mut w, &mut result);
+        finish_main(control, &mut w, &mut result);
     });
     if let Ok(h) = helper_stats.lock() {
         let mut s = result.stats;
@@ -198,7 +198,7 @@ fn run_root<R: Rules>(
 
 /// The end of the main thread's search: hold the answer while pondering or
 /// searching infinitely, then stop the helpers and keep the counters.
-fn max_depth_done(control: &Control, w: &mut Worker<'_, '_>, result: &mut SearchResult) {
+fn finish_main(control: &Control, w: &mut Worker<'_, '_>, result: &mut SearchResult) {
     // ponder / infinite: hold the answer until released
     while control.hold.load(Ordering::Relaxed) && !control.stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_micros(500));
