@@ -50,7 +50,7 @@ fn max_level_keeps_the_exact_result() {
             let expect = match value.kind {
                 ValueKind::Win => Score::Win(value.plies),
                 ValueKind::Loss => Score::Loss(value.plies),
-                ValueKind::Draw => Score::Eval(0),
+                ValueKind::Draw => Score::Draw,
             };
             assert_eq!(score, Some(expect), "{pos}");
             checked += 1;

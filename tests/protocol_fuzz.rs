@@ -33,6 +33,9 @@ fn vocabulary() -> impl Strategy<Value = String> {
             "infinite",
             "ponder",
             "trace",
+            "searchmoves",
+            "analyze",
+            "hint",
             "stop",
             "ponderhit",
             "isready",
@@ -115,11 +118,13 @@ fn go_params() -> impl Strategy<Value = GoParams> {
             any::<bool>(),
             prop::option::of(any::<u64>()),
         ),
+        prop::collection::vec(move_text(), 0..4),
     )
         .prop_map(
             |(
                 (depth, nodes, movetime, wtime, btime),
                 (winc, binc, movestogo, infinite, ponder, trace),
+                searchmoves,
             )| {
                 GoParams {
                     depth,
@@ -133,6 +138,7 @@ fn go_params() -> impl Strategy<Value = GoParams> {
                     infinite,
                     ponder,
                     trace,
+                    searchmoves,
                 }
             },
         )
@@ -160,6 +166,8 @@ fn command() -> impl Strategy<Value = Command> {
         )
             .prop_map(|(start, moves)| Command::Position { start, moves }),
         go_params().prop_map(Command::Go),
+        prop::option::of(1u32..=64).prop_map(Command::Analyze),
+        Just(Command::Hint),
         Just(Command::Stop),
         Just(Command::PonderHit),
         Just(Command::Quit),

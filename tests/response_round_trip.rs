@@ -187,10 +187,11 @@ fn ends() -> Vec<GameEnd> {
 }
 
 fn score(kind: u8, n: i32) -> Score {
-    match kind % 3 {
+    match kind % 4 {
         0 => Score::Eval(n),
         1 => Score::Win(n.unsigned_abs()),
-        _ => Score::Loss(n.unsigned_abs()),
+        2 => Score::Loss(n.unsigned_abs()),
+        _ => Score::Draw,
     }
 }
 
@@ -221,7 +222,7 @@ proptest! {
             Response::BestMove { mv: last, ponder: None },
             Response::BestMove { mv: moves.first().copied(), ponder: last.filter(|_| !moves.is_empty()) },
             Response::Info(Info {
-                depth: n[0], seldepth: n[1], score: score(kind, v), nodes: u64::from(n[2]),
+                depth: n[0], seldepth: n[1], multipv: (kind % 3 != 0).then_some(n[4] % 65), score: score(kind, v), nodes: u64::from(n[2]),
                 prunes: u64::from(n[3]), prunes_max: u64::from(n[4]), prunes_min: u64::from(n[5]),
                 tt_hits: u64::from(n[6]), egdb_probes: u64::from(n[3] ^ n[6]), nps: u64::from(n[7]),
                 time: Duration::from_millis(u64::from(n[0])), pv: moves.clone(),
@@ -232,6 +233,9 @@ proptest! {
             }),
             Response::Perft { depth: n[0], nodes: u64::from(n[1]), time: Duration::from_millis(u64::from(n[2])) },
             Response::Eval(score(kind, v)),
+            Response::Values(moves.iter().zip(n).map(|(&m, x)| (m, score(x as u8 | 1, v))).collect()),
+            Response::Values(pos.legal_moves().iter().map(|&m| (m, score(kind, v))).collect()),
+            Response::Hint { mv: last, score: last.and(Some(score(kind, v))).filter(|_| kind % 2 == 0) },
             Response::GameOver(ends()[end]),
             Response::Board {
                 diagram: pos.diagram(),

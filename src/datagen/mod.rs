@@ -130,7 +130,7 @@ fn play_game(
             Some(Score::Win(_)) => SCORE_CLAMP,
             Some(Score::Loss(_)) => -SCORE_CLAMP,
             Some(Score::Eval(s)) => s.clamp(-SCORE_CLAMP + 1, SCORE_CLAMP - 1),
-            None => 0,
+            Some(Score::Draw) | None => 0,
         };
         if !pos.must_capture() {
             kept.push((pos, score as i16));

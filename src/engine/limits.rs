@@ -1,7 +1,7 @@
 //! The limits of one `go`, and how they (and the level) become the search's
 //! limits: depth caps, noise, and the time a clock allows.
 
-use super::{mini_table, EngineOptions, Level};
+use super::{mini_table, EngineOptions, Level, MAX_MULTIPV};
 use crate::board::{Color, Position, Variant};
 use crate::search::{self, SearchLimits};
 use std::time::Duration;
@@ -31,6 +31,10 @@ pub struct Limits {
     pub ponder: bool,
     /// Emit the search tree as trace events, at most this many nodes.
     pub trace: Option<u64>,
+    /// Lines per iteration for this search, instead of the `MultiPV` option.
+    pub multipv: Option<usize>,
+    /// Search only these root moves (empty: all).
+    pub searchmoves: Vec<crate::board::Move>,
 }
 
 impl Limits {
@@ -72,6 +76,11 @@ impl EngineOptions {
             },
             trace: limits.trace,
             threads: self.threads,
+            multipv: limits
+                .multipv
+                .unwrap_or(self.multipv)
+                .clamp(1, MAX_MULTIPV as usize),
+            searchmoves: limits.searchmoves.clone(),
             eval: self.eval.clone(),
             mini_table: if pos.variant() == Variant::Mini
                 && self.level == Level::Max

@@ -21,7 +21,7 @@ pub use level::{Level, ParseLevelError};
 pub use limits::Limits;
 pub use options::{
     EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
-    MAX_THREADS,
+    MAX_MULTIPV, MAX_THREADS,
 };
 pub use slot::{Phase, SearchId, SearchSlot, Stopped};
 
@@ -45,6 +45,8 @@ pub struct Info {
     pub depth: u32,
     /// Deepest ply reached.
     pub seldepth: u32,
+    /// With MultiPV above 1, this line's rank (1 = best); `None` otherwise.
+    pub multipv: Option<u32>,
     /// Score from the side to move's view.
     pub score: Score,
     /// Nodes searched (all threads).
@@ -73,6 +75,7 @@ impl Info {
         Info {
             depth: it.depth,
             seldepth: it.stats.seldepth,
+            multipv: it.multipv,
             score: it.score,
             nodes: it.stats.nodes,
             prunes: it.stats.prunes_max + it.stats.prunes_min,
@@ -415,6 +418,7 @@ impl Engine {
                 answer.send(Event::Info(Info {
                     depth: last.depth,
                     seldepth: s.seldepth,
+                    multipv: last.multipv,
                     score: last.score,
                     nodes: s.nodes,
                     prunes: s.prunes_max + s.prunes_min,

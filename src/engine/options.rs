@@ -44,12 +44,17 @@ pub enum EngineOption {
     /// Probe the databases in positions of at most this many pieces (0 to
     /// [`MAX_EGDB_PIECES`]; 0: off).
     EgdbPieces(u32),
+    /// Root moves reported per iteration, best first (1 to [`MAX_MULTIPV`]).
+    MultiPv(usize),
 }
 
 /// Largest transposition table, in MiB.
 pub const MAX_HASH_MIB: i64 = 4096;
 /// Most search threads.
 pub const MAX_THREADS: i64 = 64;
+
+/// Largest `MultiPV`.
+pub const MAX_MULTIPV: i64 = 64;
 
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MIB: usize = 16;
@@ -74,6 +79,8 @@ pub struct EngineOptions {
     pub egdb_path: String,
     /// Probe the databases in positions of at most this many pieces (0: off).
     pub egdb_pieces: u32,
+    /// Root moves reported per iteration, best first (1: the best move only).
+    pub multipv: usize,
 }
 
 /// Largest `EGDBPieces`: the most pieces `kingme egdb build` builds.
@@ -90,6 +97,7 @@ impl Default for EngineOptions {
             eval: Evaluator::default(),
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
+            multipv: 1,
         }
     }
 }
@@ -106,6 +114,7 @@ impl EngineOptions {
             EngineOption::Eval(e) => self.eval = e,
             EngineOption::EgdbPath(p) => self.egdb_path = p,
             EngineOption::EgdbPieces(n) => self.egdb_pieces = n,
+            EngineOption::MultiPv(n) => self.multipv = n,
         }
     }
 }

@@ -111,6 +111,14 @@ impl<T> SearchSlot<T> {
         }
     }
 
+    /// The context of the queued or running search, to update while it runs.
+    pub fn context_mut(&mut self) -> Option<&mut T> {
+        match &mut self.state {
+            State::Queued { context, .. } | State::Searching { context, .. } => Some(context),
+            State::Idle | State::Answered => None,
+        }
+    }
+
     /// The id the next search started in this slot will have (to tag its
     /// events before [`SearchSlot::start`] is called with its handle).
     #[must_use]

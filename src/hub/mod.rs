@@ -4,14 +4,16 @@
 //! ```text
 //! hub                      -> id name=kingme version=.. author=".."
 //!                             param name=variant value=english type=enum values="english mini"
-//!                             param ... (level, hash, threads, egdb-path, egdb-pieces)
+//!                             param ... (level, hash, threads, egdb-path, egdb-pieces, multipv)
 //!                             wait
-//! set-param name=N value=V    (variant, level, hash, threads, egdb-path, egdb-pieces)
+//! set-param name=N value=V    (variant, level, hash, threads, egdb-path, egdb-pieces, multipv)
 //! init                     -> ready
 //! new-game
 //! pos [start] [pos=<side><squares>] [moves="<hub moves>"]
 //! level depth=N | nodes=N | move-time=S | [moves=N] time=S [inc=S] | infinite
 //! go think|ponder|analyze  -> info depth=.. score=.. nodes=.. time=.. nps=.. egdb=.. pv=".."
+//!                             (with multipv=N > 1: the best N moves each iteration,
+//!                             one info line each with multipv=K after depth, best first)
 //!                             done move=M [ponder=P]
 //! ping -> pong, ponder-hit, stop, quit; at EOF a running limited search still reports
 //! ```

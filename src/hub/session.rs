@@ -36,6 +36,7 @@ fn secs(s: &str) -> Option<Duration> {
 pub fn format_score(score: Score) -> String {
     match score {
         Score::Eval(cm) => format!("{:.2}", f64::from(cm) / 100.0),
+        Score::Draw => "0.00".to_string(),
         Score::Win(p) => format!("{:.2}", 100.0 - f64::from(p.min(9000)) / 100.0),
         Score::Loss(p) => format!("{:.2}", -100.0 + f64::from(p.min(9000)) / 100.0),
     }
@@ -167,6 +168,11 @@ impl HubSession {
             "param name=egdb-pieces value={} type=int min=0 max={}",
             self.engine.options().egdb_pieces,
             crate::engine::MAX_EGDB_PIECES
+        ));
+        out.push(format!(
+            "param name=multipv value={} type=int min=1 max={}",
+            self.engine.options().multipv,
+            crate::engine::MAX_MULTIPV
         ));
         out.push("wait".into());
     }
@@ -360,8 +366,12 @@ fn info_line(root: &Position, info: &Info) -> String {
         pv.push(format_move(m));
         pos = pos.after(m);
     }
+    let multipv = info
+        .multipv
+        .map(|k| format!(" multipv={k}"))
+        .unwrap_or_default();
     format!(
-        "info depth={} score={} nodes={} time={:.3} nps={} egdb={} pv={}",
+        "info depth={}{multipv} score={} nodes={} time={:.3} nps={} egdb={} pv={}",
         info.depth,
         format_score(info.score),
         info.nodes,

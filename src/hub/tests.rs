@@ -324,3 +324,64 @@ fn overlong_lines_are_skipped() {
     assert!(text.starts_with("error message="), "{text}");
     assert!(text.ends_with("pong\n"), "{text}");
 }
+
+#[test]
+fn multipv_param_gives_several_lines_best_first() {
+    let mut h = Harness::new();
+    assert!(h
+        .send("hub")
+        .contains(&"param name=multipv value=1 type=int min=1 max=64".to_string()));
+    assert!(h.send("set-param name=multipv value=3").is_empty());
+    assert!(h.send("set-param name=multipv value=0")[0].starts_with("error message="));
+    h.send("pos");
+    h.send("level depth=4");
+    h.send("go think");
+    let out = h.until_done();
+    let start = Position::startpos(Variant::English);
+    let infos: Vec<_> = out
+        .iter()
+        .filter(|l| l.starts_with("info "))
+        .map(|l| {
+            tokens_ok(l);
+            parse_line(l).unwrap()
+        })
+        .collect();
+    // four iterations of three lines, then the summary
+    assert_eq!(infos.len(), 4 * 3 + 1, "{out:?}");
+    for (n, set) in infos[..12].chunks(3).enumerate() {
+        let mut firsts = Vec::new();
+        let mut last_score = f64::INFINITY;
+        for (k, l) in set.iter().enumerate() {
+            assert_eq!(l.value("depth"), Some((n + 1).to_string().as_str()));
+            assert_eq!(l.value("multipv"), Some((k + 1).to_string().as_str()));
+            let first = l
+                .value("pv")
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .to_string();
+            let m = parse_move(&start, &first).unwrap();
+            assert!(!firsts.contains(&m), "{set:?}");
+            firsts.push(m);
+            let score: f64 = l.value("score").unwrap().parse().unwrap();
+            assert!(score <= last_score, "{set:?}");
+            last_score = score;
+        }
+    }
+    let best = infos[9].value("pv").unwrap().split(' ').next().unwrap();
+    assert!(
+        out.last()
+            .unwrap()
+            .starts_with(&format!("done move={best}")),
+        "{out:?}"
+    );
+    // go analyze with multipv: several lines until stop
+    h.send("level infinite");
+    h.send("go analyze");
+    std::thread::sleep(Duration::from_millis(100));
+    h.send("stop");
+    let out = h.until_done();
+    assert!(out.iter().any(|l| l.contains(" multipv=3 ")), "{out:?}");
+    assert!(out.last().unwrap().starts_with("done move="));
+}

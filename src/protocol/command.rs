@@ -42,6 +42,11 @@ pub enum Command {
     },
     /// `go [limits]`: search the current position.
     Go(GoParams),
+    /// `analyze [N]`: search until `stop`, reporting the best N root moves
+    /// (default: the MultiPV option if above 1, else 3).
+    Analyze(Option<u32>),
+    /// `hint`: search at the session's level and say the move, without playing it.
+    Hint,
     /// `stop`: end the search now; its `bestmove` follows.
     Stop,
     /// `ponderhit`: the expected move was played; the ponder search goes on for real.
@@ -101,7 +106,13 @@ pub struct GoParams {
     pub ponder: bool,
     /// `trace N`: report the search tree, at most N nodes.
     pub trace: Option<u64>,
+    /// `searchmoves <move> ...` (the rest of the line): search only these
+    /// root moves, as sent (checked against the rules by the session).
+    pub searchmoves: Vec<String>,
 }
+
+/// Largest `analyze N` (the MultiPV option's range).
+pub const MAX_ANALYZE_LINES: u32 = 64;
 
 /// A line that is not a command, or a command with bad arguments.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -168,6 +179,12 @@ impl fmt::Display for GoParams {
         if self.ponder {
             f.write_str(" ponder")?;
         }
+        if !self.searchmoves.is_empty() {
+            f.write_str(" searchmoves")?;
+            for m in &self.searchmoves {
+                write!(f, " {m}")?;
+            }
+        }
         Ok(())
     }
 }
@@ -220,6 +237,9 @@ impl fmt::Display for Command {
                 Ok(())
             }
             Command::Go(p) => write!(f, "go{p}"),
+            Command::Analyze(None) => f.write_str("analyze"),
+            Command::Analyze(Some(n)) => write!(f, "analyze {n}"),
+            Command::Hint => f.write_str("hint"),
             Command::Stop => f.write_str("stop"),
             Command::PonderHit => f.write_str("ponderhit"),
             Command::Quit => f.write_str("quit"),

@@ -17,7 +17,10 @@ mod response_parse;
 mod session;
 mod token;
 
-pub use command::{Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH};
+pub use command::{
+    Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
+    MAX_PERFT_DEPTH,
+};
 pub use options::{
     engine_option_specs, parse_bool, parse_option, set_option, OptionError, OptionKind, OptionSpec,
 };

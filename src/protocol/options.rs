@@ -4,7 +4,7 @@
 
 use crate::engine::{
     Engine, EngineError, EngineOption, Level, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
-    MAX_THREADS,
+    MAX_MULTIPV, MAX_THREADS,
 };
 use crate::eval::{EnglishWeights, Evaluator, LearnedWeights};
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub enum OptionError {
     /// No option with that name.
     #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces)"
+        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces, MultiPV)"
     )]
     UnknownOption(String),
     /// A value the option does not take.
@@ -133,6 +133,14 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 default: "builtin".into(),
             },
         },
+        OptionSpec {
+            name: "MultiPV".into(),
+            kind: OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: MAX_MULTIPV,
+            },
+        },
     ]
 }
 
@@ -178,6 +186,7 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
         }),
         "egdbpath" => EngineOption::EgdbPath(value.trim().to_string()),
         "egdbpieces" => EngineOption::EgdbPieces(spin(0, MAX_EGDB_PIECES)? as u32),
+        "multipv" => EngineOption::MultiPv(spin(1, MAX_MULTIPV)? as usize),
         _ => return Err(OptionError::UnknownOption(name.to_string())),
     })
 }

@@ -5,7 +5,8 @@
 //! of falling back to "unknown command".
 
 use super::command::{
-    Command, GoParams, ParseCommandError, StartPos, MAX_GO_DEPTH, MAX_PERFT_DEPTH,
+    Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
+    MAX_PERFT_DEPTH,
 };
 use super::token::Token;
 use crate::board::Variant;
@@ -231,7 +232,7 @@ fn setoption_args(i: &str) -> Res<'_, Command> {
 }
 
 const GO_OPTION: &str =
-    "a go limit (depth, nodes, movetime, wtime, btime, winc, binc, movestogo, infinite, ponder, trace) or end of line";
+    "a go limit (depth, nodes, movetime, wtime, btime, winc, binc, movestogo, infinite, ponder, trace, searchmoves) or end of line";
 
 fn go_args(i: &str) -> Res<'_, Command> {
     let mut p = GoParams::default();
@@ -256,6 +257,23 @@ fn go_args(i: &str) -> Res<'_, Command> {
             "trace" => p.trace.is_some(),
             "infinite" => p.infinite,
             "ponder" => p.ponder,
+            "searchmoves" => {
+                // the moves take the rest of the line, as in UCI
+                let mut r = rest;
+                loop {
+                    let (after, _) = space0(r)?;
+                    if after.is_empty() {
+                        break;
+                    }
+                    let (after, m) = move_token(r).or_else(|_| fail(after, MOVE))?;
+                    p.searchmoves.push(m.to_string());
+                    r = after;
+                }
+                if p.searchmoves.is_empty() {
+                    return fail(r, "a move after searchmoves");
+                }
+                return Ok((r, Command::Go(p)));
+            }
             _ => return fail(at, GO_OPTION),
         };
         if taken {
@@ -331,6 +349,19 @@ fn go_args(i: &str) -> Res<'_, Command> {
     }
 }
 
+fn analyze_args(i: &str) -> Res<'_, Command> {
+    let what = "a line count from 1 to 64 or end of line";
+    if end(i).is_ok() {
+        return Ok(("", Command::Analyze(None)));
+    }
+    let (r, n) = number::<u32>(what)(i)?;
+    if n == 0 || n > MAX_ANALYZE_LINES {
+        return fail(i.trim_start(), what);
+    }
+    let (r, ()) = end(r)?;
+    Ok((r, Command::Analyze(Some(n))))
+}
+
 fn perft_args(i: &str) -> Res<'_, Command> {
     let what = "a depth from 1 to 30";
     let (r, d) = number::<u32>(what)(i)?;
@@ -381,6 +412,8 @@ pub(crate) fn command(line: &str) -> Result<Command, ParseCommandError> {
         "newgame" | "ucinewgame" => ("newgame", newgame_args(args)),
         "position" => ("position", position_args(args)),
         "go" => ("go", go_args(args)),
+        "analyze" => ("analyze", analyze_args(args)),
+        "hint" => ("hint", bare(Command::Hint)(args)),
         "stop" => ("stop", bare(Command::Stop)(args)),
         "ponderhit" => ("ponderhit", bare(Command::PonderHit)(args)),
         "quit" | "exit" => ("quit", bare(Command::Quit)(args)),

@@ -55,6 +55,17 @@ pub enum Response {
     Undone(Move),
     /// `moves <move> ...` or `moves none`.
     Moves(Vec<Move>),
+    /// `values <move> <value> ...`: after `moves`, each legal move's exact
+    /// value for the player making it (`win N`, `loss N`, `draw`), when known.
+    Values(Vec<(Move, Score)>),
+    /// `hint <move> [score <score>]`, or `hint none` when the game is over:
+    /// the move the engine would play (not played).
+    Hint {
+        /// The move; `None` when the game is over.
+        mv: Option<Move>,
+        /// Its score, when an iteration completed.
+        score: Option<Score>,
+    },
     /// `perft depth <N> nodes <count> time <ms>`.
     Perft {
         /// Depth counted.
@@ -156,7 +167,7 @@ impl fmt::Display for OptionLine<'_> {
 
 struct OptionLine<'a>(&'a str, &'a OptionKind);
 
-/// `cp N`, `win N` or `loss N`.
+/// `cp N`, `win N`, `loss N` or `draw`.
 struct ScoreText(Score);
 
 impl fmt::Display for ScoreText {
@@ -165,6 +176,7 @@ impl fmt::Display for ScoreText {
             Score::Eval(cp) => write!(f, "cp {cp}"),
             Score::Win(n) => write!(f, "win {n}"),
             Score::Loss(n) => write!(f, "loss {n}"),
+            Score::Draw => f.write_str("draw"),
         }
     }
 }
@@ -178,9 +190,13 @@ kingme commands (one per line; words in <> are yours to fill in):
   newgame [english|mini]       a new game from the start position
   position startpos|fen <FEN> [moves <m> ...]   set the game (whole history)
   go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
-     [infinite] [ponder] [trace N]              search; answered by info lines, then bestmove
+     [infinite] [ponder] [trace N] [searchmoves <m> ...]
+                               search; answered by info lines, then bestmove
+  analyze [N]                  search the best N moves until stop (then bestmove)
+  hint                         the move the engine would play here, not played
   stop | ponderhit             end the search now | the ponder move was played
-  board | moves | eval         show the board | the legal moves | the static evaluation
+  board | moves | eval         show the board | the legal moves (and their exact values
+                               when known) | the static evaluation
   play <move> | undo           play a move (11-15, 22x15x8, pass) | take one back
   perft <N>                    count the move tree N plies deep
   auth <token>                 log in, when the server asks for a token
@@ -196,11 +212,13 @@ impl fmt::Display for Response {
             Response::HelloOk { uci: true } => f.write_str("uciok"),
             Response::ReadyOk => f.write_str("readyok"),
             Response::Info(i) => {
+                write!(f, "info depth {} seldepth {}", i.depth, i.seldepth)?;
+                if let Some(k) = i.multipv {
+                    write!(f, " multipv {k}")?;
+                }
                 write!(
                     f,
-                    "info depth {} seldepth {} score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} egdb {} nps {} time {}",
-                    i.depth,
-                    i.seldepth,
+                    " score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} egdb {} nps {} time {}",
                     ScoreText(i.score),
                     i.nodes,
                     i.prunes,
@@ -255,6 +273,23 @@ impl fmt::Display for Response {
                 }
                 for m in ms {
                     write!(f, " {m}")?;
+                }
+                Ok(())
+            }
+            Response::Values(vs) => {
+                f.write_str("values")?;
+                for (m, v) in vs {
+                    write!(f, " {m} {}", ScoreText(*v))?;
+                }
+                Ok(())
+            }
+            Response::Hint { mv, score } => {
+                match mv {
+                    Some(m) => write!(f, "hint {m}")?,
+                    None => f.write_str("hint none")?,
+                }
+                if let (Some(_), Some(s)) = (mv, score) {
+                    write!(f, " score {}", ScoreText(*s))?;
                 }
                 Ok(())
             }

@@ -104,6 +104,7 @@ fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
         "cp" => Ok(Score::Eval(w.number("cp")?)),
         "win" => Ok(Score::Win(w.number("win")?)),
         "loss" => Ok(Score::Loss(w.number("loss")?)),
+        "draw" => Ok(Score::Draw),
         other => Err(w.error(format!("score kind '{other}'"))),
     }
 }
@@ -120,6 +121,7 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
     let mut info = Info {
         depth: 0,
         seldepth: 0,
+        multipv: None,
         score: Score::Eval(0),
         nodes: 0,
         prunes: 0,
@@ -135,6 +137,7 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
         match key {
             "depth" => info.depth = w.number(key)?,
             "seldepth" => info.seldepth = w.number(key)?,
+            "multipv" => info.multipv = Some(w.number(key)?),
             "score" => info.score = parse_score(w)?,
             "nodes" => info.nodes = w.number(key)?,
             "prunes" => info.prunes = w.number(key)?,
@@ -412,6 +415,26 @@ impl Response {
                     Err(_) if text == "moves none" => Response::Moves(Vec::new()),
                     m => Response::Moves(m?),
                 }
+            }
+            "values" => {
+                let mut vs = Vec::new();
+                while let Some(t) = w.next() {
+                    let m = parse_move(&mut w, variant, t)?;
+                    vs.push((m, parse_score(&mut w)?));
+                }
+                Response::Values(vs)
+            }
+            "hint" => {
+                let mv = match w.word("hint")? {
+                    "none" => None,
+                    t => Some(parse_move(&mut w, variant, t)?),
+                };
+                let score = match (mv, w.next()) {
+                    (_, None) => None,
+                    (Some(_), Some("score")) => Some(parse_score(&mut w)?),
+                    (_, Some(other)) => return Err(w.error(format!("unexpected '{other}'"))),
+                };
+                Response::Hint { mv, score }
             }
             "perft" => {
                 w.keyword("depth")?;

@@ -91,11 +91,13 @@ impl Events {
     }
 }
 
-/// Why a search runs: for `go` (report `bestmove`) or to answer `play` (also play it).
+/// Why a search runs: for `go` (report `bestmove`), to answer `play` (also
+/// play it), or for `hint` (say the move and the last score seen, don't play).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Purpose {
     Go,
     Reply,
+    Hint(Option<Score>),
 }
 
 /// One client's protocol state: its game, its engine and options, its search.
@@ -227,6 +229,8 @@ impl Session {
             }
             Command::Position { start, moves } => self.position(start, &moves, out),
             Command::Go(p) => self.go(p, out),
+            Command::Analyze(n) => self.analyze(n, out),
+            Command::Hint => self.hint(out),
             Command::Help => out.push(Response::Help),
             Command::Board => out.push(Response::Board {
                 database: {
@@ -247,7 +251,11 @@ impl Session {
                     let path: Vec<u32> = m.landings().map(|s| s.number()).collect();
                     (!m.is_pass(), m.from().number(), path)
                 });
+                let values = self.exact_values(&moves);
                 out.push(Response::Moves(moves));
+                if !values.is_empty() {
+                    out.push(Response::Values(values));
+                }
             }
             Command::Play(text) => self.play(&text, out),
             Command::Undo => match self.game.undo() {
@@ -287,7 +295,14 @@ impl Session {
             return;
         }
         match ev {
-            Event::Info(i) => out.push(Response::Info(i)),
+            Event::Info(i) => {
+                if let Some(Purpose::Hint(score)) = self.search.context_mut() {
+                    if i.multipv.unwrap_or(1) == 1 {
+                        *score = Some(i.score);
+                    }
+                }
+                out.push(Response::Info(i));
+            }
             Event::Trace(t) => out.push(Response::Trace(t)),
             Event::BestMove { mv, ponder } => {
                 if let Some(purpose) = self.search.answer() {
@@ -482,6 +497,22 @@ impl Session {
     }
 
     fn go(&mut self, p: GoParams, out: &mut Vec<Response>) {
+        let mut searchmoves: Vec<Move> = Vec::with_capacity(p.searchmoves.len());
+        for text in &p.searchmoves {
+            match self.game.position().parse_move(text) {
+                Ok(m) if searchmoves.contains(&m) => {
+                    out.push(Response::Error(format!(
+                        "go: searchmoves: {m} is given twice"
+                    )));
+                    return;
+                }
+                Ok(m) => searchmoves.push(m),
+                Err(e) => {
+                    out.push(Response::Error(format!("go: searchmoves: {e}")));
+                    return;
+                }
+            }
+        }
         if let Some(t) = p.trace {
             if t > self.config.max_trace_nodes {
                 out.push(Response::Error(format!(
@@ -523,8 +554,95 @@ impl Session {
             infinite: p.infinite,
             ponder: p.ponder,
             trace: p.trace,
+            multipv: None,
+            searchmoves,
         };
         self.start_search(limits, Purpose::Go, out);
+    }
+
+    /// `analyze [N]`: `go infinite` with N lines.
+    fn analyze(&mut self, lines: Option<u32>, out: &mut Vec<Response>) {
+        if let Some(end) = self.game.result() {
+            out.push(Response::GameOver(end));
+            out.push(Response::BestMove {
+                mv: None,
+                ponder: None,
+            });
+            return;
+        }
+        let option = self.engine().options().multipv;
+        let n = lines.map_or(if option > 1 { option } else { 3 }, |n| n as usize);
+        let limits = Limits {
+            infinite: true,
+            multipv: Some(n),
+            ..Limits::default()
+        };
+        self.start_search(limits, Purpose::Go, out);
+    }
+
+    /// `hint`: a search as `go` with no limit would run (one line), answered
+    /// by `hint <move> score <score>` instead of `bestmove`.
+    fn hint(&mut self, out: &mut Vec<Response>) {
+        if let Some(end) = self.game.result() {
+            out.push(Response::GameOver(end));
+            out.push(Response::Hint {
+                mv: None,
+                score: None,
+            });
+            return;
+        }
+        let limits = Limits {
+            multipv: Some(1),
+            ..Limits::default()
+        };
+        self.start_search(limits, Purpose::Hint(None), out);
+    }
+
+    /// The exact value of each of `moves` for the player making it, where
+    /// known: the solved mini-checkers table (once built, with MiniTable on),
+    /// or the English endgame databases (a database win is `win 501`: certain,
+    /// one ply away, of unknown length, as the search reports it).
+    fn exact_values(&mut self, moves: &[Move]) -> Vec<(Move, Score)> {
+        let pos = *self.game.position();
+        if moves.is_empty() {
+            return Vec::new();
+        }
+        match pos.variant() {
+            Variant::Mini => {
+                if !self.engine().options().mini_table {
+                    return Vec::new();
+                }
+                let Some(tb) = engine::mini_table() else {
+                    return Vec::new();
+                };
+                let values = tb.move_values(&pos);
+                moves
+                    .iter()
+                    .filter_map(|m| {
+                        let (_, v) = values.iter().find(|(vm, _)| vm == m)?;
+                        Some((*m, game_value_score(*v)))
+                    })
+                    .collect()
+            }
+            Variant::English => {
+                let engine = self.engine();
+                moves
+                    .iter()
+                    .filter_map(|&m| {
+                        let v = engine.database_value(&pos.after(m))?;
+                        let plies = crate::search::DB_WIN_PLIES as u32 + 1;
+                        Some((
+                            m,
+                            match v {
+                                crate::egdb::Wdl::Loss => Score::Win(plies),
+                                crate::egdb::Wdl::Win => Score::Loss(plies),
+                                crate::egdb::Wdl::Draw => Score::Draw,
+                            },
+                        ))
+                    })
+                    .collect()
+            }
+        }
     }
 
     fn play(&mut self, text: &str, out: &mut Vec<Response>) {
@@ -598,6 +716,10 @@ impl Session {
         ponder: Option<Move>,
         out: &mut Vec<Response>,
     ) {
+        if let Purpose::Hint(score) = purpose {
+            out.push(Response::Hint { mv, score });
+            return;
+        }
         out.push(Response::BestMove { mv, ponder });
         if purpose == Purpose::Reply {
             match mv {
@@ -631,10 +753,20 @@ impl Session {
     }
 }
 
+/// An exact mini-checkers value as a score.
+fn game_value_score(v: crate::solve::GameValue) -> Score {
+    match v.kind {
+        crate::solve::ValueKind::Win => Score::Win(v.plies),
+        crate::solve::ValueKind::Loss => Score::Loss(v.plies),
+        crate::solve::ValueKind::Draw => Score::Draw,
+    }
+}
+
 /// Orders scores from the side to move's view: wins high, losses low.
 fn score_key(s: Score) -> i64 {
     match s {
         Score::Eval(cp) => i64::from(cp),
+        Score::Draw => 0,
         Score::Win(n) => 1_000_000 - i64::from(n),
         Score::Loss(n) => -1_000_000 + i64::from(n),
     }

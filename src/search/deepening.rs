@@ -27,7 +27,7 @@ fn run_root<R: Rules>(
         limits,
         total_nodes: AtomicU64::new(0),
     };
-    let mut root_moves = root.legal_moves();
+    let mut root_moves: Vec<Move> = root.legal_moves().iter().copied().collect();
     if root_moves.is_empty() {
         return SearchResult {
             best: None,
@@ -37,7 +37,9 @@ fn run_root<R: Rules>(
             time: start.elapsed(),
         };
     }
-    if let Some((m, score)) = database_move(root, limits) {
+    let multi = limits.multipv > 1 || !limits.searchmoves.is_empty();
+    let db_move = database_move(root, limits);
+    if let (Some((m, score)), false) = (db_move, multi) {
         // the databases know the root: play their move (a win converts, a loss
         // resists longest) without searching
         let stats = Stats {
@@ -51,6 +53,7 @@ fn run_root<R: Rules>(
             stats,
             time: start.elapsed(),
             pv: vec![m],
+            multipv: None,
         };
         report.iteration(&it);
         while control.hold.load(Ordering::Relaxed) && !control.stop.load(Ordering::Relaxed) {
@@ -71,6 +74,20 @@ fn run_root<R: Rules>(
     let threads = limits.threads.max(1);
     let helper_stats = std::sync::Mutex::new(Stats::default());
     let tracing = limits.trace.is_some_and(|t| t > 0);
+    let exact = Exactness::of(root, limits);
+    // root moves outside `searchmoves`, which no thread searches
+    let outside: Vec<Move> = if limits.searchmoves.iter().any(|m| root_moves.contains(m)) {
+        root_moves
+            .iter()
+            .filter(|m| !limits.searchmoves.contains(m))
+            .copied()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if !outside.is_empty() {
+        root_moves.retain(|m| !outside.contains(m));
+    }
     let mut result = SearchResult {
         best: Some(root_moves[0]),
         ponder: None,
@@ -80,12 +97,14 @@ fn run_root<R: Rules>(
     };
     std::thread::scope(|scope| {
         for t in 1..threads {
+            let outside = &outside;
             let sh = &sh;
             let helper_stats = &helper_stats;
             let _ = std::thread::Builder::new()
                 .name(format!("kingme-helper-{t}"))
                 .spawn_scoped(scope, move || {
                     let mut w = Worker::new(sh, false, root, hist, None);
+                    w.root_excluded.clone_from(outside);
                     let mut d = 1 + (t as i32 % 2);
                     while !w.stopped && d <= max_depth as i32 {
                         w.search::<R, false>(root, d, -INF, INF, 0, hist.quiet, None);
@@ -100,6 +119,21 @@ fn run_root<R: Rules>(
         // a panic below must not leave the helpers searching: the scope waits for them
         let _stop_helpers = StopOnUnwind(control);
         let mut w = Worker::new(&sh, true, root, hist, Some(report));
+        if multi {
+            let lines = Lines {
+                root_moves: &root_moves,
+                max_depth,
+                exact,
+                tracing,
+                db_move: db_move.map(|(m, _)| m),
+                outside: &outside,
+                multipv: limits.multipv.max(1),
+                start,
+            };
+            lines.search::<R>(&mut w, &sh, root, hist, &mut result);
+            finish_main(control, &mut w, &mut result);
+            return;
+        }
         for depth in 1..=max_depth {
             let score = if tracing {
                 w.search::<R, true>(root, depth as i32, -INF, INF, 0, hist.quiet, None)
@@ -123,10 +157,11 @@ fn run_root<R: Rules>(
             stats.nodes = sh.total_nodes.load(Ordering::Relaxed);
             let it = Iteration {
                 depth,
-                score: Score::from_internal(score),
+                score: exact.score(score),
                 stats,
                 time: start.elapsed(),
                 pv,
+                multipv: None,
             };
             if let Some(r) = w.report.as_deref_mut() {
                 r.iteration(&it);
@@ -150,13 +185,7 @@ fn run_root<R: Rules>(
                 break;
             }
         }
-        // ponder / infinite: hold the answer until released
-        while control.hold.load(Ordering::Relaxed) && !control.stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_micros(500));
-        }
-        control.stop.store(true, Ordering::Relaxed);
-        w.poll();
-        result.stats = w.stats;
+        finish_main(control, &mut w, &mut result);
     });
     if let Ok(h) = helper_stats.lock() {
         let mut s = result.stats;
@@ -165,6 +194,148 @@ fn run_root<R: Rules>(
     }
     result.time = start.elapsed();
     result
+}
+
+/// The end of the main thread's search: hold the answer while pondering or
+/// searching infinitely, then stop the helpers and keep the counters.
+fn finish_main(control: &Control, w: &mut Worker<'_, '_>, result: &mut SearchResult) {
+    // ponder / infinite: hold the answer until released
+    while control.hold.load(Ordering::Relaxed) && !control.stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    control.stop.store(true, Ordering::Relaxed);
+    w.poll();
+    result.stats = w.stats;
+}
+
+/// Whether the root's value is exact (every child's value comes from the
+/// solved mini-checkers table or the endgame databases), so that a score of
+/// 0 is a draw and not an evaluation.
+#[derive(Clone, Copy)]
+struct Exactness(bool);
+
+impl Exactness {
+    fn of(root: &Position, limits: &SearchLimits) -> Exactness {
+        let exact = match root.variant() {
+            Variant::Mini => limits.mini_table.is_some(),
+            Variant::English => limits.egdb.as_deref().is_some_and(|tb| {
+                root.occupied().count() <= limits.egdb_pieces && tb.probe_wdl(root).is_ok()
+            }),
+        };
+        Exactness(exact)
+    }
+
+    /// The score to report for the internal score `s`.
+    fn score(self, s: i32) -> Score {
+        if self.0 && s == 0 {
+            Score::Draw
+        } else {
+            Score::from_internal(s)
+        }
+    }
+}
+
+/// Iterative deepening reporting several lines per iteration (MultiPV) or
+/// searching only some root moves (`searchmoves`): at each depth, line k is a
+/// full-window search of the root without the moves of lines 1..k.
+struct Lines<'m> {
+    /// The root moves searched (inside `searchmoves`).
+    root_moves: &'m [Move],
+    /// The root moves never searched (outside `searchmoves`).
+    outside: &'m [Move],
+    multipv: usize,
+    max_depth: u32,
+    exact: Exactness,
+    tracing: bool,
+    /// The endgame databases' move at a won or lost root: first among equals.
+    db_move: Option<Move>,
+    start: Instant,
+}
+
+impl Lines<'_> {
+    fn search<R: Rules>(
+        &self,
+        w: &mut Worker<'_, '_>,
+        sh: &Shared<'_>,
+        root: &Position,
+        hist: &History,
+        result: &mut SearchResult,
+    ) {
+        let limits = sh.limits;
+        let control = sh.control;
+        let n = self.multipv.min(self.root_moves.len());
+        for depth in 1..=self.max_depth {
+            let mut lines: Vec<(i32, Vec<Move>)> = Vec::with_capacity(n);
+            w.root_excluded = self.outside.to_vec();
+            for _ in 0..n {
+                let d = depth as i32;
+                let score = if self.tracing {
+                    w.search::<R, true>(root, d, -INF, INF, 0, hist.quiet, None)
+                } else {
+                    w.search::<R, false>(root, d, -INF, INF, 0, hist.quiet, None)
+                };
+                if w.stopped {
+                    break;
+                }
+                let pv: Vec<Move> = w.pv[0][..w.pv_len[0]].to_vec();
+                let Some(&m) = pv.first() else { break };
+                w.root_excluded.push(m);
+                lines.push((score, pv));
+            }
+            w.root_excluded = self.outside.to_vec();
+            if w.stopped || lines.is_empty() {
+                break;
+            }
+            w.poll();
+            // a later line can come out better than an earlier one (the
+            // table, reductions): report them best first
+            lines.sort_by_key(|l| std::cmp::Reverse(l.0));
+            if let Some(db) = self.db_move {
+                if let Some(j) = lines.iter().position(|l| l.1[0] == db && l.0 == lines[0].0) {
+                    lines[..=j].rotate_right(1);
+                }
+            }
+            result.best = Some(lines[0].1[0]);
+            result.ponder = lines[0].1.get(1).copied();
+            let mut stats = w.stats;
+            stats.nodes = sh.total_nodes.load(Ordering::Relaxed);
+            let time = self.start.elapsed();
+            let its: Vec<Iteration> = lines
+                .iter()
+                .enumerate()
+                .map(|(k, (score, pv))| Iteration {
+                    depth,
+                    score: self.exact.score(*score),
+                    stats,
+                    time,
+                    pv: pv.clone(),
+                    multipv: (self.multipv > 1).then_some(k as u32 + 1),
+                })
+                .collect();
+            if let Some(r) = w.report.as_deref_mut() {
+                for it in &its {
+                    r.iteration(it);
+                }
+            }
+            result.last = its.into_iter().next();
+            let held = control.hold.load(Ordering::Relaxed);
+            let decided = limits.mini_table.is_some()
+                || lines
+                    .iter()
+                    .all(|&(s, _)| s.abs() >= WIN_BOUND && (WIN - s.abs()) as u32 <= depth);
+            if decided && !held {
+                break;
+            }
+            if let Some(soft) = limits.soft_time {
+                if !held && sh.clock_elapsed() >= soft {
+                    break;
+                }
+            }
+            if self.root_moves.len() == 1 && !held && limits.depth.is_none() && depth >= 2 {
+                break;
+            }
+        }
+    }
 }
 
 /// Sets the stop flag when the main thread unwinds from a panic.

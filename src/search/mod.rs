@@ -49,6 +49,9 @@ pub enum Score {
     Win(u32),
     /// The side to move loses in this many plies.
     Loss(u32),
+    /// An exact draw: the root's value is known (the solved mini-checkers
+    /// table, the endgame databases) and it is a draw.
+    Draw,
 }
 
 impl Score {
@@ -118,6 +121,11 @@ pub struct SearchLimits {
     pub egdb: Option<std::sync::Arc<crate::egdb::Tablebase>>,
     /// Most pieces of a position probed in `egdb` (0: none).
     pub egdb_pieces: u32,
+    /// Report the best this many root moves per iteration (0 and 1: one line,
+    /// the classic search).
+    pub multipv: usize,
+    /// Search only these root moves (empty: all legal moves).
+    pub searchmoves: Vec<Move>,
 }
 
 /// Flags shared between the controller and the search threads.

@@ -37,6 +37,9 @@ pub(super) struct Worker<'a, 'r> {
     pub(super) stopped: bool,
     pub(super) trace_left: u64,
     pub(super) report: Option<&'r mut dyn SearchReport>,
+    /// Root moves this worker leaves unsearched (MultiPV lines already
+    /// found, moves outside `searchmoves`); empty in the classic search.
+    pub(super) root_excluded: Vec<Move>,
 }
 
 #[inline]
@@ -122,6 +125,7 @@ impl<'a, 'r> Worker<'a, 'r> {
                 0
             },
             report,
+            root_excluded: Vec::new(),
         }
     }
 
@@ -249,6 +253,10 @@ impl<'a, 'r> Worker<'a, 'r> {
         let mut best_idx = 0usize;
         let n = list.len();
         let mut searched = 0;
+        // root moves left out (MultiPV, searchmoves): the first searched move
+        // gets the full window and reductions count from it
+        let restricted = ply == 0 && !self.root_excluded.is_empty();
+        let mut skipped = 0;
         for i in 0..n {
             // selection sort step
             let mut bi = i;
@@ -263,6 +271,11 @@ impl<'a, 'r> Worker<'a, 'r> {
             list.swap(i, bi);
             keys.swap(i, bi);
             let m = list[i];
+            if restricted && self.root_excluded.contains(&m) {
+                skipped += 1;
+                continue;
+            }
+            let rank = i - skipped;
             let mut child = *pos;
             child.apply::<R, true>(m);
             // every child that generates moves probes the table (capture
@@ -271,12 +284,12 @@ impl<'a, 'r> Worker<'a, 'r> {
             let irreversible = m.is_capture() || m.is_pass() || !pos.kings().contains(m.from());
             let cq = if irreversible { 0 } else { quiet + 1 };
             self.path.push(hash);
-            let score = if i == 0 {
+            let score = if rank == 0 {
                 -self.search::<R, TRACE>(&child, new_depth, -beta, -alpha, ply + 1, cq, Some(m))
             } else {
                 let quietm = !m.is_capture() && (keys.get(i) >> 8) < (1 << 28) - 1;
-                let r = if !TRACE && depth >= 3 && i >= 2 && quietm && new_depth < depth {
-                    if i >= 6 && depth >= 6 {
+                let r = if !TRACE && depth >= 3 && rank >= 2 && quietm && new_depth < depth {
+                    if rank >= 6 && depth >= 6 {
                         2
                     } else {
                         1
@@ -344,15 +357,18 @@ impl<'a, 'r> Worker<'a, 'r> {
         } else {
             Bound::Upper
         };
-        self.sh.tt.store(
-            hash,
-            Entry {
-                score: to_tt(best, ply),
-                depth,
-                bound,
-                move_index: gen_idx,
-            },
-        );
+        // a restricted root's value is not the position's: keep it out of the table
+        if !restricted {
+            self.sh.tt.store(
+                hash,
+                Entry {
+                    score: to_tt(best, ply),
+                    depth,
+                    bound,
+                    move_index: gen_idx,
+                },
+            );
+        }
         if TRACE && self.trace_left > 0 {
             self.trace_left -= 1;
             let node = TraceNode {

@@ -45,4 +45,7 @@ pub struct Iteration {
     pub time: Duration,
     /// Principal variation, starting with the best move.
     pub pv: Vec<Move>,
+    /// With several lines per iteration (MultiPV), this line's rank from 1;
+    /// `None` for the classic one-line search.
+    pub multipv: Option<u32>,
 }

@@ -563,6 +563,7 @@ impl Engine {
                         Score::Eval(cp) => format!("cp {cp}"),
                         Score::Win(n) => format!("win {n}"),
                         Score::Loss(n) => format!("loss {n}"),
+                        Score::Draw => "draw".to_string(),
                     });
                 }
                 Ok(_) => {}
