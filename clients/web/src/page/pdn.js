@@ -160,7 +160,7 @@ export function parseGameText(text) {
   if (/^[BW]:/i.test(t)) {
     const words = t.split(/\s+/);
     const fen = words[0];
-    if (!/^[BW](:[BW][^:\s]*)*$/i.test(fen)) throw new PdnError(`'${fen}' is not a FEN (expected like B:W21-32:B1-12)`);
+    if (!/^[BW](:[BW](K?\d+(-\d+)?(,K?\d+(-\d+)?)*)?)*\.?$/i.test(fen)) throw new PdnError(`'${fen}' is not a FEN (expected like B:W21-32:B1-12)`);
     const rest = words.slice(1).filter((w) => w !== 'moves');
     const g = rest.length ? parsePdn(rest.join(' ')) : { tags: new Map(), moves: [], result: null };
     return { variant: null, fen, moves: g.moves, result: g.result, tags: new Map() };
