@@ -2,8 +2,8 @@
 //!
 //! # Layout
 //!
-//! - [`page`]: the one page (HTML, CSS, JS) embedded in the binary, served at
-//!   `/`, `/app.js` and `/style.css`. The page speaks the kingme protocol text
+//! - [`page`]: the one page (HTML, CSS, JS modules) embedded in the binary,
+//!   served at `/` and `/{file}` (`/app.js`, `/style.css`, ...). The page speaks the kingme protocol text
 //!   itself over a WebSocket at `/ws`: it is a protocol-aware GUI.
 //! - [`bridge`]: one WebSocket (one browser tab) to one kingme session, either a
 //!   [`kingme::protocol::Session`] driven in-process the way the engine's TCP
@@ -16,7 +16,7 @@ pub mod bridge;
 pub mod page;
 
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -149,18 +149,7 @@ pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
             "/",
             get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }),
         )
-        .route(
-            "/index.html",
-            get(|| async { asset(page::INDEX_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { asset(page::APP_JS, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/style.css",
-            get(|| async { asset(page::STYLE_CSS, "text/css; charset=utf-8") }),
-        )
+        .route("/{file}", get(page_file))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/ws", get(ws_upgrade))
         .with_state(shared);
@@ -186,6 +175,14 @@ pub async fn serve(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     res
+}
+
+/// A file of the page (`/app.js`, `/style.css`, the other modules), or 404.
+async fn page_file(Path(name): Path<String>) -> Response {
+    match page::file(&name) {
+        Some((body, mime)) => asset(body, mime),
+        None => (StatusCode::NOT_FOUND, "not found\n").into_response(),
+    }
 }
 
 /// An embedded file with its type and a strict content security policy (the

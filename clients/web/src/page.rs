@@ -1,9 +1,39 @@
-//! The page, embedded in the binary: plain HTML, CSS and JavaScript with no
-//! build step and nothing loaded from elsewhere. The files live in `src/page/`.
+//! The page, embedded in the binary: plain HTML, CSS and JavaScript modules
+//! with no build step and nothing loaded from elsewhere. The files live in
+//! `src/page/`; `app.js` is the entry module and its header lists the others.
+
+/// HTML.
+const HTML: &str = "text/html; charset=utf-8";
+/// JavaScript (ES modules need a JavaScript type to load).
+const JS: &str = "text/javascript; charset=utf-8";
+/// CSS.
+const CSS: &str = "text/css; charset=utf-8";
 
 /// The page itself (`/`).
 pub const INDEX_HTML: &str = include_str!("page/index.html");
-/// The board and protocol client (`/app.js`).
-pub const APP_JS: &str = include_str!("page/app.js");
-/// The styles (`/style.css`).
-pub const STYLE_CSS: &str = include_str!("page/style.css");
+
+/// Every served file: name (the path after `/`), body, content type.
+pub const FILES: &[(&str, &str, &str)] = &[
+    ("index.html", INDEX_HTML, HTML),
+    ("style.css", include_str!("page/style.css"), CSS),
+    ("app.js", include_str!("page/app.js"), JS),
+    ("protocol.js", include_str!("page/protocol.js"), JS),
+    ("game.js", include_str!("page/game.js"), JS),
+    ("play.js", include_str!("page/play.js"), JS),
+    ("clock.js", include_str!("page/clock.js"), JS),
+    ("pdn.js", include_str!("page/pdn.js"), JS),
+    ("record.js", include_str!("page/record.js"), JS),
+    ("board.js", include_str!("page/board.js"), JS),
+    ("graph.js", include_str!("page/graph.js"), JS),
+    ("analysis.js", include_str!("page/analysis.js"), JS),
+    ("controls.js", include_str!("page/controls.js"), JS),
+];
+
+/// The body and content type of the file served at `/{name}`.
+#[must_use]
+pub fn file(name: &str) -> Option<(&'static str, &'static str)> {
+    FILES
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|&(_, body, mime)| (body, mime))
+}

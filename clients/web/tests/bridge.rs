@@ -212,6 +212,54 @@ async fn the_page_is_served_and_other_sites_may_not_connect() {
     assert!(tokio_tungstenite::connect_async(req).await.is_ok());
 }
 
+/// One plain HTTP/1.1 GET; the whole response as text.
+async fn http_get(addr: SocketAddr, path: &str) -> String {
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut text = String::new();
+    tcp.read_to_string(&mut text).await.unwrap();
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_module_is_served_with_its_type_and_every_import_is_served() {
+    let (addr, _) = start(WebConfig::default()).await;
+    let names: Vec<&str> = kingme_web::page::FILES.iter().map(|f| f.0).collect();
+    for &(name, body, _) in kingme_web::page::FILES {
+        let res = http_get(addr, &format!("/{name}")).await;
+        assert!(res.starts_with("HTTP/1.1 200"), "/{name}: {res:.200}");
+        let head = res.to_ascii_lowercase();
+        let want = match name.rsplit('.').next() {
+            Some("js") => "content-type: text/javascript",
+            Some("css") => "content-type: text/css",
+            _ => "content-type: text/html",
+        };
+        assert!(
+            head.contains(want),
+            "/{name} is served as {want}: {res:.300}"
+        );
+        assert!(head.contains("x-content-type-options: nosniff"));
+        // Every module a module imports is one of the served files.
+        for import in body.split("from './").skip(1) {
+            let target = import.split('\'').next().unwrap();
+            assert!(
+                names.contains(&target),
+                "{name} imports ./{target}, which is not served"
+            );
+        }
+    }
+    let index = http_get(addr, "/").await;
+    assert!(index.contains(r#"<script type="module" src="/app.js">"#));
+    for missing in ["/nope.js", "/package.json", "/..%2Fpage.rs"] {
+        let res = http_get(addr, missing).await;
+        assert!(res.starts_with("HTTP/1.1 404"), "{missing}: {res:.200}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
     let _serial = SERIAL.lock().await;

@@ -5,8 +5,8 @@
 // Screenshots for a person go to target/web-screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -367,4 +367,308 @@ test('a tab closed for idling reconnects, and the game goes on where it was', as
     await page.close();
     idle.proc.kill('SIGTERM');
   }
+});
+
+// ------------------------------------------------------- the game as a record
+
+/** The board as drawn: sorted like `B1 WK30`. */
+const drawnPieces = (page) => page.evaluate(() => [...document.querySelectorAll('.sq.has-piece')]
+  .map((g) => `${g.classList.contains('white') ? 'W' : 'B'}${g.classList.contains('king') ? 'K' : ''}${g.dataset.square}`).sort().join(' '));
+
+/** The same from a FEN (ranges expanded). */
+function fenPieces(fen) {
+  const out = [];
+  for (const part of fen.split(':').slice(1)) {
+    for (let item of part.slice(1).split(',').filter(Boolean)) {
+      const king = item.startsWith('K');
+      if (king) item = item.slice(1);
+      const [a, b] = item.split('-').map(Number);
+      for (let n = a; n <= (b || a); n++) out.push(`${part[0]}${king ? 'K' : ''}${n}`);
+    }
+  }
+  return out.sort().join(' ');
+}
+
+/** The engine's FEN after `setup`, asked over a WebSocket of its own. */
+function engineFen(page, setup) {
+  return page.evaluate((lines) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    const t = setTimeout(() => reject(new Error('no fen line')), 5000);
+    ws.onopen = () => ws.send(lines.concat('board').join('\n'));
+    ws.onmessage = (e) => {
+      for (const l of String(e.data).split('\n')) {
+        if (l.startsWith('error')) { clearTimeout(t); reject(new Error(l)); }
+        if (l.startsWith('fen ')) { clearTimeout(t); ws.close(); resolve(l.slice(4).trim()); }
+      }
+    };
+  }), setup);
+}
+
+const plyOf = (page) => page.evaluate(() => Number(document.body.dataset.ply));
+const historyOf = (page) => page.evaluate(() => window.kingme.S.history.map((h) => h.text));
+
+/** Plays the person's first legal move (first selectable piece, first destination) and waits for the reply. */
+async function playFirst(page) {
+  const plies = Number(await page.evaluate(() => document.body.dataset.plies));
+  const from = (await squaresWith(page, 'movable'))[0];
+  await click(page, from);
+  const dest = await squaresWith(page, 'dest');
+  await click(page, dest[0]);
+  await page.waitForFunction((p) => Number(document.body.dataset.plies) > p, plies);
+  await settle(page);
+}
+
+/** Waits until the page shows ply `n` and is ready. */
+async function atPly(page, n) {
+  await page.waitForFunction((p) => Number(document.body.dataset.ply) === p && document.body.dataset.status !== 'busy', n, { timeout: 10000 });
+}
+
+test('the evaluation graph has a point per searched ply; clicking one, the buttons and the arrow keys step through the game', async () => {
+  // kingme (Black) moves first: it searches plies 0, 2 and 4.
+  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'easy' });
+  await playFirst(page);
+  await playFirst(page);
+  const moves = await historyOf(page);
+  assert.equal(moves.length, 5);
+  assert.equal(await page.locator('#graph .pt').count(), 3, 'one point per engine search');
+  assert.deepEqual(await page.$$eval('#graph .pt', (ps) => ps.map((p) => Number(p.dataset.ply))), [0, 2, 4]);
+  assert.equal(await page.locator('#graph .pt.current').count(), 0, 'the last position (ply 5) was not searched');
+  const fenAt = (n) => engineFen(page, ['newgame english', 'position startpos' + (n ? ' moves ' + moves.slice(0, n).join(' ') : '')]);
+
+  await page.click('#graph .pt[data-ply="2"]');
+  await atPly(page, 2);
+  assert.equal(await drawnPieces(page), fenPieces(await fenAt(2)));
+  assert.equal(await page.locator('#graph .pt.current').count(), 1);
+  assert.equal(await page.getAttribute('#graph .pt.current', 'data-ply'), '2');
+  assert.equal(await status(page), 'review', 'kingme does not move from an earlier position');
+  await page.screenshot({ path: path.join(SHOTS, 'record-graph-ply2.png'), fullPage: true });
+
+  await page.click('#first-ply');
+  await atPly(page, 0);
+  assert.equal(await drawnPieces(page), fenPieces('B:W21-32:B1-12'));
+  assert.ok(await page.isDisabled('#prev-ply'));
+  await page.click('#next-ply');
+  await atPly(page, 1);
+  assert.equal(await drawnPieces(page), fenPieces(await fenAt(1)));
+  await page.click('#stats-h'); // the focus off the board: arrows step through the game
+  await page.keyboard.press('ArrowRight');
+  await atPly(page, 2);
+  await page.keyboard.press('ArrowRight');
+  await atPly(page, 3);
+  assert.equal(await drawnPieces(page), fenPieces(await fenAt(3)));
+  await page.keyboard.press('ArrowLeft');
+  await atPly(page, 2);
+  await page.keyboard.press('End');
+  await atPly(page, 5);
+  assert.equal(await drawnPieces(page), fenPieces(await fenAt(5)));
+  await page.click('#prev-ply');
+  await atPly(page, 4);
+  await page.click('#last-ply');
+  await atPly(page, 5);
+  assert.equal(await status(page), 'human');
+
+  // Play on from ply 1 (the person's turn): the moves after it are replaced.
+  await page.click('#movelist td[data-ply="1"]');
+  await atPly(page, 1);
+  const legal = await legalMoves(page, ['newgame english', `position startpos moves ${moves[0]}`]);
+  const other = legal.find((m) => m !== moves[1]);
+  await click(page, pathOf(other)[0]);
+  await click(page, pathOf(other).at(-1));
+  await page.waitForFunction(() => document.body.dataset.plies === '3');
+  await settle(page);
+  const now = await historyOf(page);
+  assert.deepEqual(now.slice(0, 2), [moves[0], other]);
+  assert.deepEqual(await page.$$eval('#graph .pt', (ps) => ps.map((p) => Number(p.dataset.ply))), [0, 2], 'the replaced searches are gone');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** Clicks Download PDN; resolves with the downloaded text. */
+async function downloadPdn(page) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#pdn-download')]);
+  const file = await dl.path();
+  return { file, text: readFileSync(file, 'utf8') };
+}
+
+test('a PDN downloaded and loaded back gives the same game, moves and result', async () => {
+  // Mini from a position that ends at once: Black (the person) must pass, White's man walks up.
+  const { page, errors } = await open({ variant: 'mini', color: 'B', fen: 'B:W13:B16', level: 'easy' });
+  await page.waitForFunction(() => document.body.dataset.status === 'over', null, { timeout: 20000 });
+  const moves = await historyOf(page);
+  const result = await page.textContent('#result');
+  const { file, text } = await downloadPdn(page);
+  assert.match(text, /^\[Event "kingme web board"\]\n/);
+  assert.match(text, /\[Date "\d{4}\.\d\d\.\d\d"\]/);
+  assert.match(text, /\[Black "You"\]\n\[White "kingme \(easy\)"\]\n\[Result "1-1"\]\n\[GameType "99"\]\n\[FEN "B:W13:B16"\]\n\[Variant "mini"\]/);
+  assert.match(text, new RegExp(`\\n1\\. ${moves[0]} ${moves[1]}`));
+  assert.match(text, / 1-1\n\n$/);
+
+  // Another game, then the file loaded back.
+  await page.selectOption('#variant', 'english');
+  await page.fill('#fen', '');
+  await page.click('#start');
+  await page.waitForFunction(() => document.body.dataset.variant === 'english' && document.body.dataset.plies === '0');
+  await settle(page);
+  await page.setInputFiles('#pdn-file', file);
+  await page.waitForFunction(() => document.body.dataset.variant === 'mini' && document.body.dataset.status !== 'busy');
+  assert.match(await page.textContent('#pdn-msg'), new RegExp(`^Loaded ${moves.length} moves`));
+  assert.deepEqual(await historyOf(page), moves);
+  assert.equal(await plyOf(page), 0);
+  await page.click('#last-ply');
+  await atPly(page, moves.length);
+  assert.equal(await status(page), 'over');
+  assert.equal((await page.textContent('#result')).split('.')[0], result.split('.')[0]);
+  await page.screenshot({ path: path.join(SHOTS, 'record-pdn-loaded.png'), fullPage: true });
+
+  // An English game with moves, pasted back: same moves, Result "*".
+  await page.selectOption('#variant', 'english');
+  await page.selectOption('#color', 'W');
+  await page.click('#start');
+  await page.waitForFunction(() => document.body.dataset.variant === 'english' && document.body.dataset.turn === 'W' && document.body.dataset.status === 'human');
+  await playFirst(page);
+  const english = await historyOf(page);
+  const two = await downloadPdn(page);
+  assert.match(two.text, /\[Result "\*"\]\n\[GameType "21"\]\n\n/);
+  assert.doesNotMatch(two.text, /\[FEN /);
+  await page.click('#new');
+  await settle(page);
+  await page.fill('#pdn-text', two.text);
+  await page.click('#pdn-load');
+  await page.waitForFunction((n) => document.body.dataset.plies === String(n) && document.body.dataset.status !== 'busy', english.length);
+  assert.deepEqual(await historyOf(page), english);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a malformed or illegal PDN is refused with a clear message and the game is untouched', async () => {
+  const { page, errors } = await open({ variant: 'english', color: 'B', first: 'B', level: 'easy' });
+  await playFirst(page);
+  const before = { moves: await historyOf(page), pos: await page.evaluate(() => positionCmd()), pieces: await drawnPieces(page) };
+  const cases = [
+    ['[Event "x"]\n[Black "a"]\n\n1. 11-15 hello 2-0', /Not loaded: PDN line 4: 'hello' is not a move/],
+    ['[Event "broken]\n1. 11-15', /Not loaded: PDN line 1: unterminated value of tag Event/],
+    ['[Event "x"]\n\n1. 11-15 22-18 2. 15-19 *', /Not loaded: .*illegal move '15-19'.*The current game is unchanged\./],
+    ['[GameType "25"]\n1. 32-28 *', /Not loaded: GameType 25 is not a game kingme plays/],
+  ];
+  for (const [text, want] of cases) {
+    await page.fill('#pdn-text', text);
+    await page.click('#pdn-load');
+    await page.waitForFunction(() => document.getElementById('pdn-msg').dataset.kind === 'error' && document.body.dataset.status !== 'busy');
+    assert.match(await page.textContent('#pdn-msg'), want);
+    assert.deepEqual(await historyOf(page), before.moves);
+    assert.equal(await page.evaluate(() => positionCmd()), before.pos);
+    assert.equal(await drawnPieces(page), before.pieces);
+    if (text.includes('15-19')) await page.screenshot({ path: path.join(SHOTS, 'record-pdn-refused.png'), fullPage: true });
+    await page.evaluate(() => { document.getElementById('pdn-msg').dataset.kind = ''; });
+  }
+  // The engine's session has the game too: the person's move is answered.
+  await playFirst(page);
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '4');
+  assert.deepEqual((await historyOf(page)).slice(0, 2), before.moves);
+  assert.deepEqual(errors.filter((e) => !e.includes('error')), []);
+  await page.close();
+});
+
+/** A PDN file written by the real referee (kingme-referee --pdn), or the fixture it wrote. */
+function refereePdn() {
+  const referee = process.env.KINGME_REFEREE_BIN || path.join(root, 'target/debug/kingme-referee');
+  const engine = process.env.KINGME_BIN || path.join(root, 'target/debug/kingme');
+  if (existsSync(referee) && existsSync(engine)) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kingme-referee-'));
+    const out = path.join(dir, 'games.pdn');
+    execFileSync(referee, ['--engine-a', `cmd:${engine}`, '--engine-b', `cmd:${engine}`, '--option-a', 'Level=easy', '--option-b', 'Level=easy',
+      '--games', '2', '--movetime', '10', '--quiet', '--pdn', out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 60000 });
+    return { file: out, live: true };
+  }
+  console.log(`# ${referee} or ${engine} missing: using the referee's file in fixtures/`);
+  return { file: path.join(here, 'fixtures/referee-english.pdn'), live: false };
+}
+
+test('a PDN from kingme-referee loads and steps to its final position', async () => {
+  const { file } = refereePdn();
+  const text = readFileSync(file, 'utf8');
+  // The first game, read here with a regex of our own.
+  const first = text.split(/\n\n(?=\[)/)[0];
+  const fen = first.match(/\[FEN "([^"]+)"\]/)?.[1];
+  const result = first.match(/\[Result "([^"]+)"\]/)[1];
+  const body = first.slice(first.lastIndexOf(']') + 1);
+  const moves = body.split(/\s+/).filter((t) => t !== result && /^(\d+\.+)?(\d+[-x]\d+([x]\d+)*|pass)$/.test(t)).map((t) => t.replace(/^\d+\.+/, ''));
+  assert.ok(moves.length > 10, `a real game (${moves.length} moves)`);
+  const { page, errors } = await open({ variant: 'english', color: 'B', first: 'B', level: 'easy' });
+  await page.setInputFiles('#pdn-file', file);
+  await page.waitForFunction((n) => document.body.dataset.plies === String(n) && document.body.dataset.status !== 'busy', moves.length, { timeout: 15000 });
+  assert.deepEqual(await historyOf(page), moves);
+  assert.match(await page.textContent('#pdn-msg'), /kingme \(Level=easy\) \[A\]/);
+  await page.click('#stats-h');
+  await page.keyboard.press('End');
+  await atPly(page, moves.length);
+  const want = await engineFen(page, ['newgame english', (fen ? `position fen ${fen}` : 'position startpos') + ` moves ${moves.join(' ')}`]);
+  assert.equal(await drawnPieces(page), fenPieces(want));
+  assert.match(await page.textContent('#result'), new RegExp(`^${result}: `));
+  await page.screenshot({ path: path.join(SHOTS, 'record-referee-final.png'), fullPage: true });
+  // And its first position is the FEN's.
+  await page.keyboard.press('Home');
+  await atPly(page, 0);
+  if (fen) assert.equal(await drawnPieces(page), fenPieces(fen));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the clock: kingme gets wtime/btime/winc/binc, the side to move runs down and loses on time', async () => {
+  // The person plays White; kingme (Black) moves first with 0.1 min + 1 s each.
+  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'easy', clock: '0.1+1' });
+  assert.ok(await page.isVisible('#clocks'));
+  assert.match(await page.textContent('#log'), /> go wtime 6000 btime \d+ winc 1000 binc 1000\n/);
+  const ms = () => page.evaluate(() => Number(document.getElementById('clock-W').dataset.ms));
+  const a = await ms();
+  await page.waitForTimeout(600);
+  const b = await ms();
+  assert.ok(b < a - 300, `White's clock runs (${a} -> ${b})`);
+  assert.ok(await page.evaluate(() => document.getElementById('clock-W').classList.contains('running')));
+  assert.ok(!(await page.evaluate(() => document.getElementById('clock-B').classList.contains('running'))));
+  const black = await page.evaluate(() => Number(document.getElementById('clock-B').dataset.ms));
+  assert.ok(black > 6000 - 3000 && black <= 7000, `Black got its increment (${black})`);
+  await page.screenshot({ path: path.join(SHOTS, 'clock-running.png') });
+  await page.waitForFunction(() => document.body.dataset.status === 'over', null, { timeout: 10000 });
+  assert.match(await page.textContent('#result'), /^2-0: White lost on time\. kingme wins\.$/);
+  assert.ok(await page.evaluate(() => document.getElementById('clock-W').classList.contains('flagged')));
+  await click(page, 22);
+  assert.match(await page.textContent('#notice'), /game is over/);
+  await page.screenshot({ path: path.join(SHOTS, 'clock-flagged.png') });
+  const { text } = await downloadPdn(page);
+  assert.match(text, /\[Result "2-0"\]/);
+  assert.match(text, /\[Termination "White lost on time"\]/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('analysing: the engine moves for neither side, lines appear live, moves for both sides, exact value badge', async () => {
+  const { page, errors } = await open({ variant: 'english', color: 'B', first: 'W', level: 'easy', mode: 'analyse' });
+  // White is to move and the person plays Black, yet kingme does not move.
+  await page.waitForFunction(() => document.querySelectorAll('#pvlines .pv-line').length >= 1);
+  assert.equal(await page.evaluate(() => document.body.dataset.analysing), 'true');
+  await page.waitForTimeout(700);
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '0');
+  assert.match(await page.textContent('#pvlines .pv-line'), /^[+-]?\d+\.\d\dd\d+\d+[-x]\d+/);
+  await page.screenshot({ path: path.join(SHOTS, 'analysis-lines.png'), fullPage: true });
+  // The person moves for White, then for Black.
+  await playFirst(page);
+  assert.equal(await page.evaluate(() => document.body.dataset.turn), 'B');
+  await playFirst(page);
+  assert.equal(await page.evaluate(() => document.body.dataset.plies), '2');
+  // The analysis scores the positions shown: points on the graph.
+  await page.waitForFunction(() => document.querySelectorAll('#graph .pt[data-ply="2"]').length === 1);
+  // Back to playing: kingme (White) moves.
+  await page.selectOption('#mode', 'play');
+  await page.waitForFunction(() => document.body.dataset.plies === '3', null, { timeout: 10000 });
+
+  // An exact value: Black takes White's last man and wins in one ply.
+  await page.selectOption('#mode', 'analyse');
+  await page.fill('#fen', 'B:W18:B14');
+  await page.click('#start');
+  await page.waitForFunction(() => !document.getElementById('exact').hidden);
+  assert.equal(await page.textContent('#exact'), 'Black wins in 1 ply');
+  await page.screenshot({ path: path.join(SHOTS, 'analysis-exact.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -1,0 +1,289 @@
+// The game with the engine: setting it up, the engine's moves (with the
+// clock), the person's moves, stepping through the record, playing on from an
+// earlier position, and analysis. Every change of position bumps S.epoch so a
+// reply about an older position is ignored.
+import { S, COLOR_NAME, atEnd, overNow, other, positionCmd, toBlack, truncate, firstToMove, startFenFor } from './game.js';
+import { parseBoardReply, parseFen } from './protocol.js';
+import { Clock } from './clock.js';
+import { render, notice, showStats } from './controls.js';
+
+export const now = () => performance.now();
+
+/** Sets the engine to the position shown and reads back its board, legal moves and values. */
+export async function refresh() {
+  const r = parseBoardReply(await S.proto.request([positionCmd(), 'board', 'moves']));
+  S.over = r.over;
+  S.legal = r.legal;
+  S.values = r.values;
+  S.database = r.database;
+  if (r.fen) {
+    const p = parseFen(r.fen);
+    S.pieces = p.pieces;
+    S.turn = p.turn;
+    S.fen = r.fen;
+  }
+  if (atEnd() && !r.errors.length) S.finalOver = r.over;
+  return r.errors;
+}
+
+/** The engine set to a new game of `variant` at the session's level; returns its error lines. */
+export async function setupEngine(variant) {
+  const lines = await S.proto.request([
+    `setoption name Variant value ${variant}`,
+    `newgame ${variant}`,
+    `setoption name Level value ${S.level}`,
+  ]);
+  return lines.filter((l) => l.startsWith('error'));
+}
+
+/** Stops whatever the engine is doing for the position shown; the caller changes it next. */
+export function interrupt() {
+  const epoch = ++S.epoch;
+  if (S.proto) S.proto.stop(true);
+  S.thinking = false;
+  S.analysing = false;
+  S.lines.clear();
+  return epoch;
+}
+
+/** The side to move at the end of the game. */
+const endTurn = () => (S.history.length % 2 === 0 ? firstToMove() : other(firstToMove()));
+
+/** Runs the clock of the side to move at the game's end, or pauses it (analysis, game over). */
+export function syncClock() {
+  const c = S.clock;
+  if (!c) return;
+  const over = S.ended || (S.finalOver !== undefined && S.finalOver);
+  if (S.mode === 'play' && !over && S.connected) c.run(endTurn(), now());
+  else c.pause(now());
+}
+
+/** Called every 100 ms: a side out of time loses. */
+export function tickClock() {
+  const c = S.clock;
+  if (!c) return;
+  const flag = c.flagged(now());
+  if (flag && !S.ended) {
+    c.pause(now());
+    c.left[flag] = 0;
+    S.ended = { result: flag === 'B' ? '0-2' : '2-0', text: `${COLOR_NAME[flag]} lost on time` };
+    if (S.thinking) interrupt();
+    notice(`${COLOR_NAME[flag]} ran out of time.`);
+    render();
+  }
+}
+
+export async function newGame(opts) {
+  S.started = true;
+  const epoch = interrupt();
+  S.busy = true;
+  render();
+  const { variant, first, fen, human, level, clockMin, clockInc } = opts;
+  S.human = human;
+  S.level = level;
+  S.variant = variant;
+  S.size = variant === 'mini' ? 6 : 8;
+  S.history = [];
+  S.ply = 0;
+  S.evals.clear();
+  S.ended = null;
+  S.finalOver = undefined;
+  S.names = null;
+  S.selected = [];
+  S.startFen = fen || startFenFor(variant, first);
+  S.clock = clockMin > 0 ? new Clock(Math.round(clockMin * 60000), Math.round(clockInc * 1000), now()) : null;
+  notice('');
+  let errors = await setupEngine(variant);
+  errors = errors.concat(await refresh());
+  if (errors.length && S.startFen && fen) {
+    notice('That start position was refused: ' + errors.join('; ').replace(/^error /, '') + '. Playing from the start position.');
+    S.startFen = startFenFor(variant, first);
+    await refresh();
+  } else if (errors.length) {
+    notice(errors.join('; '));
+  }
+  if (epoch !== S.epoch) return;
+  S.busy = false;
+  S.focus = null;
+  render(true);
+  afterChange();
+}
+
+/** After a reconnection: the engine gets the game back, and play goes on. */
+export async function resume() {
+  const epoch = interrupt();
+  S.busy = true;
+  render();
+  const errors = (await setupEngine(S.variant)).concat(await refresh());
+  if (epoch !== S.epoch) return;
+  notice(errors.length ? errors.join('; ') : 'Reconnected: the game goes on.');
+  S.busy = false;
+  render(true);
+  afterChange();
+}
+
+/** After any change: the engine moves, analyses, or passes for the person when forced. */
+export function afterChange() {
+  if (!S.connected || S.busy || S.thinking || S.analysing) return;
+  syncClock();
+  if (S.mode === 'analyse') { analyse(); return; }
+  if (overNow() || !atEnd()) return;
+  if (S.turn === S.human) {
+    if (S.legal.length === 1 && S.legal[0].pass) {
+      notice('You have no legal move: your turn is passed.');
+      playMove(S.legal[0]);
+    }
+    return;
+  }
+  engineMove();
+}
+
+async function engineMove() {
+  const epoch = S.epoch;
+  S.thinking = true;
+  S.lines.clear();
+  document.getElementById('live-info').textContent = '';
+  render();
+  const pre = [positionCmd(), `setoption name Level value ${S.level}`];
+  if (S.engineMultiPV) pre.push('setoption name MultiPV value 1');
+  await S.proto.request(pre);
+  if (epoch !== S.epoch) return;
+  const res = await S.proto.go(S.clock ? S.clock.goCmd(now()) : 'go');
+  if (epoch !== S.epoch || res.discard) return;
+  S.thinking = false;
+  const mover = S.turn;
+  if (res.best && res.best !== 'none') {
+    const final = res.infos.filter((i) => i.depth !== undefined && i.multipv === 1).pop();
+    if (final && final.score) S.evals.set(S.ply, toBlack(final.score, mover));
+    S.history.push({ text: res.best, mover });
+    S.ply = S.history.length;
+    if (S.clock) S.clock.moved(mover, other(mover), now());
+    if (res.best === 'pass') notice('kingme has no legal move: its turn is passed.');
+    if (final) showStats(final, res.best);
+  }
+  S.selected = [];
+  S.lines.clear();
+  await refresh();
+  if (epoch !== S.epoch) return;
+  render();
+  afterChange();
+}
+
+/** The person's move in the position shown; moves after it in the record are replaced. */
+export async function playMove(m) {
+  const epoch = interrupt();
+  S.selected = [];
+  const mover = S.turn;
+  if (!atEnd()) truncate(S.ply);
+  S.history.push({ text: m.text, mover });
+  S.ply = S.history.length;
+  S.finalOver = undefined;
+  if (S.clock && S.mode === 'play') S.clock.moved(mover, other(mover), now());
+  S.busy = true;
+  render();
+  const errors = await refresh();
+  if (epoch !== S.epoch) return;
+  S.busy = false;
+  if (errors.length) {
+    // Should not happen (the move came from the engine's list): take it back.
+    S.history.pop();
+    S.ply = S.history.length;
+    notice(errors.join('; '));
+    await refresh();
+  } else if (!m.pass) {
+    notice('');
+  }
+  render();
+  afterChange();
+}
+
+/** Shows the position after `ply` moves of the record. */
+export async function goTo(ply) {
+  ply = Math.max(0, Math.min(S.history.length, ply));
+  if (!S.connected || (ply === S.ply && !S.busy)) return;
+  const epoch = interrupt();
+  S.ply = ply;
+  S.selected = [];
+  S.busy = true;
+  render();
+  await refresh();
+  if (epoch !== S.epoch) return;
+  S.busy = false;
+  render();
+  afterChange();
+}
+
+/** Takes back to the person's last turn (one ply while analysing). */
+export async function undo() {
+  if (!S.history.length) return;
+  const epoch = interrupt();
+  S.busy = true;
+  render();
+  let ply = S.history.length;
+  while (ply > 0) {
+    ply--;
+    if (S.mode === 'analyse' || S.history[ply].mover === S.human) break;
+  }
+  truncate(ply);
+  S.ply = ply;
+  S.selected = [];
+  notice('');
+  await refresh();
+  if (epoch !== S.epoch) return;
+  S.busy = false;
+  render();
+  afterChange();
+}
+
+/** Drops the moves after the position shown so the game goes on from it. */
+export function playOnFromHere() {
+  if (atEnd()) return;
+  interrupt();
+  truncate(S.ply);
+  S.finalOver = S.over;
+  render();
+  afterChange();
+}
+
+export function setMode(mode) {
+  if (S.mode === mode) return;
+  interrupt();
+  S.mode = mode;
+  syncClock();
+  render();
+  afterChange();
+}
+
+export function setMultiPV(n) {
+  S.multipv = n;
+  if (S.mode !== 'analyse') return;
+  interrupt();
+  render();
+  afterChange();
+}
+
+/** An infinite search of the position shown, its lines shown live, until the position changes. */
+async function analyse() {
+  const epoch = S.epoch;
+  S.lines.clear();
+  if (overNow()) { render(); return; }
+  S.analysing = true;
+  render();
+  const pre = [positionCmd()];
+  if (S.engineMultiPV) pre.push(`setoption name MultiPV value ${S.multipv}`);
+  await S.proto.request(pre);
+  if (epoch !== S.epoch) return;
+  await S.proto.go(S.engineMultiPV ? `analyze ${S.multipv}` : 'go infinite');
+  if (epoch === S.epoch) {
+    S.analysing = false;
+    render();
+  }
+}
+
+/** An `info` line of the running search. */
+export function onInfo(info) {
+  if (info.depth === undefined || (!S.analysing && !S.thinking)) return;
+  S.lines.set(info.multipv, info);
+  if (S.analysing && info.multipv === 1 && info.score) S.evals.set(S.ply, toBlack(info.score, S.turn));
+  render();
+}

@@ -1,0 +1,82 @@
+// The analysis panel with an engine that has the MultiPV option (the analysis
+// protocol: `setoption name MultiPV value N`, `analyze N`, `info ... multipv K`).
+// Skipped, saying so, while the engine's handshake lists no MultiPV option.
+// Run from this folder like board.test.mjs:
+//   KINGME_WEB_BIN=$PWD/../../../../target/debug/kingme-web node --test analysis.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../../..');
+const BIN = process.env.KINGME_WEB_BIN || path.join(root, 'target/debug/kingme-web');
+const SHOTS = path.join(root, 'target/web-screenshots');
+const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+
+let server;
+let baseUrl;
+let context;
+let profile;
+
+before(async () => {
+  assert.ok(existsSync(BIN), `build kingme-web first (cargo build -p kingme-web): ${BIN} is missing`);
+  assert.ok(existsSync(CHROMIUM), `install Debian's chromium: ${CHROMIUM} is missing`);
+  mkdirSync(SHOTS, { recursive: true });
+  server = spawn(BIN, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  baseUrl = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('kingme-web printed no URL')), 10000);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s/]+\//);
+      if (m) { clearTimeout(timer); resolve(m[0]); }
+    });
+  });
+  profile = mkdtempSync(path.join(tmpdir(), 'kingme-web-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1200, height: 900 },
+  });
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server) server.kill('SIGTERM');
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+for (const n of [2, 4]) {
+  test(`the analysis panel shows ${n} lines, distinct first moves, best first`, async (t) => {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${baseUrl}?variant=english&color=B&first=B&level=easy&mode=analyse&multipv=${n}`);
+    await page.waitForFunction(() => document.body.dataset.status === 'human');
+    if (!(await page.evaluate(() => window.kingme.S.engineMultiPV))) {
+      t.skip('the engine lists no MultiPV option yet (the analysis branch adds it)');
+      await page.close();
+      return;
+    }
+    assert.match(await page.textContent('#log'), new RegExp(`> setoption name MultiPV value ${n}\\n[^]*> analyze ${n}\\n`));
+    await page.waitForFunction((k) => document.querySelectorAll('#pvlines .pv-line').length === k, n, { timeout: 10000 });
+    const lines = await page.$$eval('#pvlines .pv-line', (ls) => ls.map((l) => ({ k: Number(l.dataset.multipv), first: l.querySelector('.pv-moves').textContent.split(' ')[0] })));
+    assert.deepEqual(lines.map((l) => l.k), Array.from({ length: n }, (_, i) => i + 1));
+    assert.equal(new Set(lines.map((l) => l.first)).size, n, 'distinct first moves');
+    const value = (s) => (s.kind === 'cp' ? s.n : s.kind === 'draw' ? 0 : s.kind === 'win' ? 1e6 - s.n : -1e6 + s.n);
+    const infos = await page.evaluate(() => [...window.kingme.S.lines.values()].sort((a, b) => a.multipv - b.multipv).map((i) => ({ depth: i.depth, score: i.score })));
+    // Lines of one iteration are ordered by score (a line of the next iteration may already be in).
+    for (let i = 1; i < infos.length; i++) {
+      if (infos[i].depth === infos[i - 1].depth) assert.ok(value(infos[i - 1].score) >= value(infos[i].score), `ordered by score: ${JSON.stringify(infos)}`);
+    }
+    await page.screenshot({ path: path.join(SHOTS, `analysis-multipv-${n}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
