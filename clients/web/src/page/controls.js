@@ -40,7 +40,8 @@ export function render(rebuild = false) {
   $('playon').hidden = atEnd();
   $('plyinfo').textContent = `move ${S.ply} of ${n}`;
   const b = document.body.dataset;
-  b.status = !S.connected ? 'disconnected' : overNow() ? 'over' : S.thinking ? 'thinking' : S.busy ? 'busy' : myTurn ? 'human' : atEnd() ? 'engine' : 'review';
+  // busy first: while the position shown changes, `over` is still the old position's
+  b.status = !S.connected ? 'disconnected' : S.busy && !S.thinking ? 'busy' : overNow() ? 'over' : S.thinking ? 'thinking' : myTurn ? 'human' : atEnd() ? 'engine' : 'review';
   b.variant = S.variant;
   b.turn = S.turn;
   b.plies = String(n);

@@ -571,6 +571,8 @@ test('a malformed or illegal PDN is refused with a clear message and the game is
 
 /** A PDN file written by the real referee (kingme-referee --pdn), or the fixture it wrote. */
 function refereePdn() {
+  // A file to replay a failure with: KINGME_REFEREE_PDN=path/games.pdn
+  if (process.env.KINGME_REFEREE_PDN) return { file: process.env.KINGME_REFEREE_PDN, live: false };
   const referee = process.env.KINGME_REFEREE_BIN || path.join(root, 'target/debug/kingme-referee');
   const engine = process.env.KINGME_BIN || path.join(root, 'target/debug/kingme');
   if (existsSync(referee) && existsSync(engine)) {
