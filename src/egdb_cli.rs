@@ -2,7 +2,8 @@
 
 use clap::{Args, Subcommand};
 use kingme::board::{Position, Variant};
-use kingme::egdb::{self, file, verify, Material, ProbeError, Tablebase};
+use kingme::egdb::{self, file, index, verify, Material, ProbeError, Tablebase, Wdl};
+use kingme::openings::SplitMix64;
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -20,6 +21,8 @@ pub enum EgdbCommand {
     Stats(DirArg),
     /// List the slices of N pieces in build order, with sizes and dependencies.
     Plan(PlanArgs),
+    /// Time probes of random positions of every slice (ns per probe).
+    Bench(BenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -65,6 +68,18 @@ pub struct VerifyArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    dir: DirArg,
+    /// Positions probed (drawn at random from every slice, half of them seen from the other side).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    probes: usize,
+    /// Seed of the random positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Args, Debug)]
 pub struct PlanArgs {
     /// Slices of at most N pieces.
     #[arg(long, value_name = "N", default_value_t = 5)]
@@ -97,6 +112,7 @@ pub fn run(cmd: EgdbCommand) -> Result<(), String> {
             run_plan(a);
             Ok(())
         }
+        EgdbCommand::Bench(a) => run_bench(a),
     }
 }
 
@@ -259,4 +275,76 @@ fn run_plan(a: PlanArgs) {
         let b: u64 = slices.iter().map(|m| bytes(*m)).sum();
         eprintln!("{} slices, {total} positions, {b} bytes", slices.len());
     }
+}
+
+fn run_bench(a: BenchArgs) -> Result<(), String> {
+    let dir = dir_of(&a.dir)?;
+    let tb = open(&dir)?;
+    let slices = tb.slices();
+    if slices.is_empty() || a.probes == 0 {
+        return Err(format!("no database slices in {}", dir.display()));
+    }
+    // Load every slice first: the figures are for probes, not file reads.
+    let t = Instant::now();
+    let mut bytes = 0u64;
+    for m in &slices {
+        tb.check_slice(*m).map_err(|e| e.to_string())?;
+        bytes += m.wld_bytes();
+    }
+    let load = t.elapsed();
+    let mut rng = SplitMix64(a.seed);
+    let mut positions = Vec::with_capacity(a.probes);
+    while positions.len() < a.probes {
+        let m = slices[(rng.next_u64() % slices.len() as u64) as usize];
+        let ix = index::SliceIndex::new(m);
+        let Some(p) = ix.position(rng.next_u64() % ix.len()) else {
+            continue;
+        };
+        positions.push(if rng.next_u64() & 1 == 0 {
+            p
+        } else {
+            index::mirror(&p)
+        });
+    }
+    let time = |f: &dyn Fn(&kingme::board::Position) -> Option<Wdl>| {
+        let t = Instant::now();
+        let mut counts = [0u64; 4];
+        for p in &positions {
+            counts[match f(p) {
+                Some(Wdl::Win) => 0,
+                Some(Wdl::Draw) => 1,
+                Some(Wdl::Loss) => 2,
+                None => 3,
+            }] += 1;
+        }
+        (t.elapsed(), counts)
+    };
+    println!(
+        "{} slices (all of up to {} pieces) in {}; values loaded and checked in {:.2}s ({:.1} MB)",
+        slices.len(),
+        tb.max_pieces(),
+        dir.display(),
+        load.as_secs_f64(),
+        bytes as f64 / 1e6
+    );
+    let report = |what: &str, (d, c): (std::time::Duration, [u64; 4])| {
+        println!(
+            "{what}: {} probes in {:.3}s, {:.0} ns/probe (win {} draw {} loss {} failed {})",
+            positions.len(),
+            d.as_secs_f64(),
+            d.as_nanos() as f64 / positions.len() as f64,
+            c[0],
+            c[1],
+            c[2],
+            c[3]
+        );
+    };
+    report("wdl", time(&|p| tb.probe_wdl(p).ok()));
+    // The first distance probes also read the distance files: time a second pass.
+    let _ = time(&|p| tb.probe_dtc(p).ok().map(|(v, _)| v));
+    report(
+        "wdl+distance",
+        time(&|p| tb.probe_dtc(p).ok().map(|(v, _)| v)),
+    );
+    Ok(())
 }

@@ -446,3 +446,46 @@ fn probing_from_many_threads_gives_the_same_answers() {
     assert_eq!(tb.probe_wdl(&p).unwrap(), Wdl::Draw);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_probes_every_slice_and_counts_what_it_found() {
+    let dir = temp_dir("bench");
+    let empty = kingme(&["egdb", "bench", "--dir", dir.to_str().unwrap()]);
+    assert!(!empty.status.success());
+    assert!(
+        text(&empty.stderr).starts_with("error"),
+        "{}",
+        text(&empty.stderr)
+    );
+    build(&dir, 3);
+    let out = kingme(&[
+        "egdb",
+        "bench",
+        "--probes",
+        "5000",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].contains("(all of up to 3 pieces)"), "{}", lines[0]);
+    let counts = |l: &str| -> Vec<u64> {
+        let tail = &l[l.find("(win").unwrap()..];
+        tail.split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            .collect()
+    };
+    for l in &lines[1..] {
+        assert!(l.contains("5000 probes") && l.contains("ns/probe"), "{l}");
+        let c = counts(l);
+        assert_eq!(c.len(), 4, "{l}");
+        assert_eq!(c[0] + c[1] + c[2], 5000, "{l}");
+        assert_eq!(c[3], 0, "no probe fails: {l}");
+    }
+    // values and values with distances agree
+    assert_eq!(counts(lines[1]), counts(lines[2]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
