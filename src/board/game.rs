@@ -116,13 +116,7 @@ impl Game {
         if !self.position().is_legal(m) {
             return Err(ParseMoveError::Illegal {
                 text: m.to_string(),
-                legal: self
-                    .position()
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                legal: super::notation::join_or_none(self.position().legal_moves().iter()),
             });
         }
         self.play_unchecked(m);

@@ -5,7 +5,7 @@
 use super::board::{color_of, find_move, move_message, parse_board};
 use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError};
 use super::DxpConfig;
-use crate::board::{Color, Game, Move, Outcome, Position, Variant};
+use crate::board::{join_or_none, Color, Game, Move, Outcome, Position, Variant};
 use crate::engine::{Engine, Event, Limits, SearchId, SearchSlot};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -206,14 +206,8 @@ impl Connection {
                 self.next_turn();
             }
             Err(e) => {
-                let legal: Vec<String> = g
-                    .game
-                    .position()
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect();
-                tracing::warn!(peer = %self.peer, error = %e, legal = %legal.join(" "), "game abandoned");
+                let legal = join_or_none(g.game.position().legal_moves().iter());
+                tracing::warn!(peer = %self.peer, error = %e, legal = %legal, "game abandoned");
                 g.ended = true;
                 self.send(DxpMessage::Chat(format!("kingme: {e}")));
                 self.send(DxpMessage::GameEnd { reason: 0, stop: 0 });

@@ -25,7 +25,7 @@
 //! swapped), so only one of the two is built and stored. Positions where one
 //! side has no piece are not stored: the side to move without pieces has lost.
 //!
-//! Values are perfect play under the rules of `shared/RULES.md` ignoring the
+//! Values are perfect play under the rules of `protocol/RULES.md` ignoring the
 //! 40-move rule (the usual convention for checkers databases); repetition is a
 //! draw. Next to the value, the companion `.dtc` file gives the plies to
 //! *conversion*: how long the winner needs, against the longest defence, to

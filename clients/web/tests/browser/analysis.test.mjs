@@ -1,6 +1,6 @@
 // The analysis panel with an engine that has the MultiPV option (the analysis
 // protocol: `setoption name MultiPV value N`, `analyze N`, `info ... multipv K`).
-// Skipped, saying so, while the engine's handshake lists no MultiPV option.
+// The engine's handshake must list the MultiPV option (a test fails if not).
 // Run from this folder like board.test.mjs:
 //   KINGME_WEB_BIN=$PWD/../../../../target/debug/kingme-web node --test analysis.test.mjs
 import { test, before, after } from 'node:test';
@@ -53,17 +53,13 @@ after(async () => {
 });
 
 for (const n of [2, 4]) {
-  test(`the analysis panel shows ${n} lines, distinct first moves, best first`, async (t) => {
+  test(`the analysis panel shows ${n} lines, distinct first moves, best first`, async () => {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`${baseUrl}?variant=english&color=B&first=B&level=easy&mode=analyse&multipv=${n}`);
     await page.waitForFunction(() => document.body.dataset.status === 'human');
-    if (!(await page.evaluate(() => window.kingme.S.engineMultiPV))) {
-      t.skip('the engine lists no MultiPV option yet (the analysis branch adds it)');
-      await page.close();
-      return;
-    }
+    assert.ok(await page.evaluate(() => window.kingme.S.engineMultiPV), 'the handshake lists the MultiPV option');
     assert.match(await page.textContent('#log'), new RegExp(`> setoption name MultiPV value ${n}\\n[^]*> analyze ${n}\\n`));
     await page.waitForFunction((k) => document.querySelectorAll('#pvlines .pv-line').length === k, n, { timeout: 10000 });
     const lines = await page.$$eval('#pvlines .pv-line', (ls) => ls.map((l) => ({ k: Number(l.dataset.multipv), first: l.querySelector('.pv-moves').textContent.split(' ')[0] })));
