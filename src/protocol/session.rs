@@ -522,12 +522,7 @@ impl Session {
                 return;
             }
         }
-        if let Some(end) = self.game.result() {
-            out.push(Response::GameOver(end));
-            out.push(Response::BestMove {
-                mv: None,
-                ponder: None,
-            });
+        if self.answered_game_over(false, out) {
             return;
         }
         let pos = *self.game.position();
@@ -560,14 +555,30 @@ impl Session {
         self.start_search(limits, Purpose::Go, out);
     }
 
-    /// `analyze [N]`: `go infinite` with N lines.
-    fn analyze(&mut self, lines: Option<u32>, out: &mut Vec<Response>) {
-        if let Some(end) = self.game.result() {
-            out.push(Response::GameOver(end));
-            out.push(Response::BestMove {
+    /// When the game is over, answers a search request at once (`gameover`,
+    /// then `bestmove none`, or `hint none` for a hint) and returns true.
+    fn answered_game_over(&self, hint: bool, out: &mut Vec<Response>) -> bool {
+        let Some(end) = self.game.result() else {
+            return false;
+        };
+        out.push(Response::GameOver(end));
+        out.push(if hint {
+            Response::Hint {
+                mv: None,
+                score: None,
+            }
+        } else {
+            Response::BestMove {
                 mv: None,
                 ponder: None,
-            });
+            }
+        });
+        true
+    }
+
+    /// `analyze [N]`: `go infinite` with N lines.
+    fn analyze(&mut self, lines: Option<u32>, out: &mut Vec<Response>) {
+        if self.answered_game_over(false, out) {
             return;
         }
         let option = self.engine().options().multipv;
@@ -583,12 +594,7 @@ impl Session {
     /// `hint`: a search as `go` with no limit would run (one line), answered
     /// by `hint <move> score <score>` instead of `bestmove`.
     fn hint(&mut self, out: &mut Vec<Response>) {
-        if let Some(end) = self.game.result() {
-            out.push(Response::GameOver(end));
-            out.push(Response::Hint {
-                mv: None,
-                score: None,
-            });
+        if self.answered_game_over(true, out) {
             return;
         }
         let limits = Limits {
