@@ -489,3 +489,42 @@ fn bench_probes_every_slice_and_counts_what_it_found() {
     assert_eq!(counts(lines[1]), counts(lines[2]));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn probes_that_do_not_wait_answer_loading_until_the_slice_is_read() {
+    let dir = temp_dir("now");
+    build(&dir, 3);
+    let mut tb = Tablebase::new();
+    tb.add_directory(&dir).unwrap();
+    let lasker = Position::from_fen(Variant::English, "W:WK32:BK26").unwrap();
+    let three = Position::from_fen(Variant::English, "W:W20,K15:B12").unwrap();
+    // nothing is read when the directory is added
+    assert!(matches!(
+        tb.probe_wdl_now(&lasker),
+        Err(egdb::ProbeError::Loading(_))
+    ));
+    assert!(matches!(
+        tb.best_move_now(&lasker),
+        Err(egdb::ProbeError::Loading(_))
+    ));
+    // a waiting probe reads the slice; the other slices are still not read
+    assert_eq!(tb.probe_wdl(&lasker).unwrap(), Wdl::Win);
+    assert_eq!(tb.probe_wdl_now(&lasker).unwrap(), Wdl::Win);
+    assert!(matches!(
+        tb.probe_wdl_now(&three),
+        Err(egdb::ProbeError::Loading(_))
+    ));
+    // preloading reads every values and distance file up to the piece count
+    let bytes = tb.preload(2);
+    assert!(bytes > 0);
+    assert!(tb.probe_wdl_now(&three).is_err(), "3 pieces not preloaded");
+    let all = tb.preload(3);
+    assert!(all > bytes);
+    assert_eq!(
+        tb.probe_wdl_now(&three).unwrap(),
+        tb.probe_wdl(&three).unwrap()
+    );
+    let (m, v) = tb.best_move_now(&lasker).unwrap().unwrap();
+    assert_eq!((m, v), tb.best_move(&lasker).unwrap().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

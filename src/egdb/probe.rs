@@ -22,6 +22,9 @@ pub enum ProbeError {
     /// The slice's file is unusable (truncated, corrupted, unreadable).
     #[error("{0}")]
     File(Arc<FileError>),
+    /// The slice is still being read (a probe that does not wait).
+    #[error("slice {0} is still loading")]
+    Loading(Material),
     /// The slice's file holds no position at this index (a corrupted file
     /// whose checksum was recomputed, or a bug).
     #[error("slice {0} has no value for this position")]
@@ -48,19 +51,41 @@ struct Entry {
     conversion: Loaded,
 }
 
+/// Whether a probe reads a slice's file when it is not in memory yet, or
+/// answers [`ProbeError::Loading`] at once (searches on a clock).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Wait {
+    Yes,
+    No,
+}
+
 impl Entry {
-    fn load(&self, kind: Kind) -> Result<&[u8], ProbeError> {
-        let cell = match kind {
+    fn cell(&self, kind: Kind) -> &Loaded {
+        match kind {
             Kind::Values => &self.values,
             Kind::Conversion => &self.conversion,
-        };
-        cell.get_or_init(|| {
-            file::read(&file::path(&self.dir, self.mat, kind), self.mat, kind)
-                .map(Arc::from)
-                .map_err(Arc::new)
-        })
-        .as_deref()
-        .map_err(|e| ProbeError::File(e.clone()))
+        }
+    }
+
+    fn data(&self, kind: Kind, wait: Wait) -> Result<&[u8], ProbeError> {
+        if wait == Wait::No {
+            return match self.cell(kind).get() {
+                Some(r) => r.as_deref().map_err(|e| ProbeError::File(e.clone())),
+                None => Err(ProbeError::Loading(self.mat)),
+            };
+        }
+        self.load(kind)
+    }
+
+    fn load(&self, kind: Kind) -> Result<&[u8], ProbeError> {
+        self.cell(kind)
+            .get_or_init(|| {
+                file::read(&file::path(&self.dir, self.mat, kind), self.mat, kind)
+                    .map(Arc::from)
+                    .map_err(Arc::new)
+            })
+            .as_deref()
+            .map_err(|e| ProbeError::File(e.clone()))
     }
 }
 
@@ -163,6 +188,26 @@ impl Tablebase {
         true
     }
 
+    /// Reads the files of every slice of at most `pieces` pieces into memory,
+    /// smallest first: every values file, then every distance file (a file
+    /// already read is skipped; one that can't be used stays an error for its
+    /// probes). Returns the bytes now in memory. Probes that do not wait see
+    /// each slice as soon as it is read.
+    pub fn preload(&self, pieces: u32) -> u64 {
+        let mut bytes = 0;
+        for kind in [Kind::Values, Kind::Conversion] {
+            for m in self.slices() {
+                if m.pieces() > pieces {
+                    continue;
+                }
+                if let Some(e) = &self.entries[slot(m)] {
+                    bytes += e.load(kind).map_or(0, |d| d.len() as u64);
+                }
+            }
+        }
+        bytes
+    }
+
     /// The largest N such that every slice of at most N pieces is present
     /// (0 when not even the 2-piece slices are).
     #[must_use]
@@ -223,10 +268,21 @@ impl Tablebase {
     /// position whose slice is present: with or without a capture pending, with
     /// or without a legal move.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        self.wdl(pos, Wait::Yes)
+    }
+
+    /// [`Tablebase::probe_wdl`] without reading any file: a slice not in
+    /// memory yet answers [`ProbeError::Loading`] (for searches on a clock,
+    /// while [`Tablebase::preload`] reads the files).
+    pub fn probe_wdl_now(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        self.wdl(pos, Wait::No)
+    }
+
+    fn wdl(&self, pos: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
         match self.locate(pos)? {
             Located::Known(v) => Ok(v),
             Located::At(e, p) => {
-                let data = e.load(Kind::Values)?;
+                let data = e.data(Kind::Values, wait)?;
                 let code = file::unpack(data, e.index.index(&p));
                 Wdl::from_code(code).ok_or(ProbeError::NoValue(e.mat))
             }
@@ -238,13 +294,17 @@ impl Tablebase {
     /// or man's move) that keeps the win; 0 for a draw or a lost position with
     /// no move; capped at 255.
     pub fn probe_dtc(&self, pos: &Position) -> Result<(Wdl, u8), ProbeError> {
+        self.dtc(pos, Wait::Yes)
+    }
+
+    fn dtc(&self, pos: &Position, wait: Wait) -> Result<(Wdl, u8), ProbeError> {
         match self.locate(pos)? {
             Located::Known(v) => Ok((v, 0)),
             Located::At(e, p) => {
-                let data = e.load(Kind::Values)?;
+                let data = e.data(Kind::Values, wait)?;
                 let i = e.index.index(&p);
                 let v = Wdl::from_code(file::unpack(data, i)).ok_or(ProbeError::NoValue(e.mat))?;
-                let d = e.load(Kind::Conversion)?;
+                let d = e.data(Kind::Conversion, wait)?;
                 Ok((v, d[i as usize]))
             }
         }
@@ -255,11 +315,25 @@ impl Tablebase {
     /// least conversion distance; when drawing, a drawing move; when losing,
     /// the move that resists longest. `None` when the side to move has no move.
     pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
-        let v = self.probe_wdl(pos)?;
+        self.best_move_with(pos, Wait::Yes)
+    }
+
+    /// [`Tablebase::best_move`] without reading any file (see
+    /// [`Tablebase::probe_wdl_now`]).
+    pub fn best_move_now(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
+        self.best_move_with(pos, Wait::No)
+    }
+
+    fn best_move_with(
+        &self,
+        pos: &Position,
+        wait: Wait,
+    ) -> Result<Option<(Move, Wdl)>, ProbeError> {
+        let v = self.wdl(pos, wait)?;
         let mut best: Option<(Move, i32)> = None;
         for &m in pos.legal_moves().iter() {
             let child = pos.after(m);
-            let (cv, cd) = self.probe_dtc(&child)?;
+            let (cv, cd) = self.dtc(&child, wait)?;
             let cv = cv.flipped();
             if cv != v {
                 continue;

@@ -142,8 +142,32 @@ fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
     tb.add_directory(dir).map_err(|e| e.to_string())?;
     let tb = Arc::new(tb);
     open.push((dir.to_path_buf(), Arc::clone(&tb)));
+    // Searches never wait for a file (a large slice takes longer to read than
+    // a move may): the small slices are read now, the rest on a thread of
+    // their own, and each answers probes once it is in memory.
+    tb.preload(PRELOAD_NOW_PIECES);
+    let bg = Arc::clone(&tb);
+    let spawned = std::thread::Builder::new()
+        .name("egdb-preload".into())
+        .spawn(move || {
+            let t = std::time::Instant::now();
+            let bytes = bg.preload(bg.max_pieces());
+            tracing::info!(
+                bytes,
+                secs = t.elapsed().as_secs_f64(),
+                "endgame databases in memory"
+            );
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "no thread to read the endgame databases; reading them now");
+        tb.preload(tb.max_pieces());
+    }
     Ok(tb)
 }
+
+/// Slices of up to this many pieces (about 10 MB) are read when the databases
+/// are opened, before any search probes them.
+const PRELOAD_NOW_PIECES: u32 = 4;
 
 fn describe_tablebase(tb: &Tablebase, dir: &Path) -> String {
     if tb.max_pieces() == 0 {

@@ -219,7 +219,7 @@ impl Exactness {
         let exact = match root.variant() {
             Variant::Mini => limits.mini_table.is_some(),
             Variant::English => limits.egdb.as_deref().is_some_and(|tb| {
-                root.occupied().count() <= limits.egdb_pieces && tb.probe_wdl(root).is_ok()
+                root.occupied().count() <= limits.egdb_pieces && tb.probe_wdl_now(root).is_ok()
             }),
         };
         Exactness(exact)
@@ -357,7 +357,7 @@ fn database_move(root: &Position, limits: &SearchLimits) -> Option<(Move, Score)
     if root.variant() != Variant::English || root.occupied().count() > limits.egdb_pieces {
         return None;
     }
-    let (m, v) = tb.best_move(root).ok()??;
+    let (m, v) = tb.best_move_now(root).ok()??;
     let plies = DB_WIN_PLIES as u32;
     match v {
         crate::egdb::Wdl::Win => Some((m, Score::Win(plies))),

@@ -137,7 +137,7 @@ impl<'a, 'r> Worker<'a, 'r> {
         if pos.occupied().count() > self.sh.limits.egdb_pieces {
             return None;
         }
-        let v = tb.probe_wdl(pos).ok()?;
+        let v = tb.probe_wdl_now(pos).ok()?;
         self.stats.egdb_probes += 1;
         let win = WIN - DB_WIN_PLIES - ply as i32;
         Some(match v {
