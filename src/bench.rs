@@ -79,8 +79,15 @@ pub fn run_with_egdb(depth_delta: i32, egdb: Option<&str>) -> Result<Vec<BenchRo
             None => {
                 let _ = engine.set(EngineOption::EgdbPieces(0));
             }
-            Some(dir) => crate::protocol::set_option(&mut engine, "EGDBPath", dir)
-                .map_err(|e| e.to_string())?,
+            Some(dir) => {
+                crate::protocol::set_option(&mut engine, "EGDBPath", dir)
+                    .map_err(|e| e.to_string())?;
+                // every file in memory before the clock starts, so that the
+                // figures are the same from run to run
+                if let Some(tb) = engine.tablebase() {
+                    tb.preload(tb.max_pieces());
+                }
+            }
         }
         let game = Game::from_position(pos);
         let t = Instant::now();
