@@ -189,18 +189,19 @@ impl Tablebase {
     }
 
     /// Reads the files of every slice of at most `pieces` pieces into memory,
-    /// smallest first: every values file, then every distance file (a file
-    /// already read is skipped; one that can't be used stays an error for its
+    /// smallest slice first, its values then its distances (a file already
+    /// read is skipped; one that can't be used stays an error for its
     /// probes). Returns the bytes now in memory. Probes that do not wait see
-    /// each slice as soon as it is read.
+    /// each slice as soon as it is read, so the smaller slices, the ones
+    /// conversions lead into, are complete first.
     pub fn preload(&self, pieces: u32) -> u64 {
         let mut bytes = 0;
-        for kind in [Kind::Values, Kind::Conversion] {
-            for m in self.slices() {
-                if m.pieces() > pieces {
-                    continue;
-                }
-                if let Some(e) = &self.entries[slot(m)] {
+        for m in self.slices() {
+            if m.pieces() > pieces {
+                continue;
+            }
+            if let Some(e) = &self.entries[slot(m)] {
+                for kind in [Kind::Values, Kind::Conversion] {
                     bytes += e.load(kind).map_or(0, |d| d.len() as u64);
                 }
             }
