@@ -5,51 +5,20 @@
 //   KINGME_WEB_BIN=$PWD/../../../../target/debug/kingme-web node --test analysis.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { SHOTS, startBrowser } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../../..');
-const BIN = process.env.KINGME_WEB_BIN || path.join(root, 'target/debug/kingme-web');
-const SHOTS = path.join(root, 'target/web-screenshots');
-const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
-
-let server;
+let browser;
 let baseUrl;
 let context;
-let profile;
 
 before(async () => {
-  assert.ok(existsSync(BIN), `build kingme-web first (cargo build -p kingme-web): ${BIN} is missing`);
-  assert.ok(existsSync(CHROMIUM), `install Debian's chromium: ${CHROMIUM} is missing`);
-  mkdirSync(SHOTS, { recursive: true });
-  server = spawn(BIN, ['--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  baseUrl = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('kingme-web printed no URL')), 10000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/http:\/\/[^\s/]+\//);
-      if (m) { clearTimeout(timer); resolve(m[0]); }
-    });
-  });
-  profile = mkdtempSync(path.join(tmpdir(), 'kingme-web-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1200, height: 900 },
-  });
+  browser = await startBrowser();
+  ({ baseUrl, context } = browser);
 });
 
 after(async () => {
-  if (context) await context.close();
-  if (server) server.kill('SIGTERM');
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  if (browser) await browser.close();
 });
 
 for (const n of [2, 4]) {

@@ -5,65 +5,23 @@
 // Screenshots for a person go to target/web-screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { here, root, SHOTS, startServer, startBrowser } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../../..');
-const BIN = process.env.KINGME_WEB_BIN || path.join(root, 'target/debug/kingme-web');
-const SHOTS = path.join(root, 'target/web-screenshots');
-const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
-
-let server;
+let browser;
 let baseUrl;
 let context;
-let profile;
-
-/** Starts kingme-web on a free port; resolves with the URL it prints. */
-function startServer(extra = []) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(BIN, ['--listen', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('kingme-web printed no URL in 10 s: ' + out)), 10000);
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/http:\/\/[^\s/]+\//);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[0] });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`kingme-web exited (${code}) before printing its URL`)));
-  });
-}
 
 before(async () => {
-  assert.ok(existsSync(BIN), `build kingme-web first (cargo build -p kingme-web): ${BIN} is missing`);
-  assert.ok(existsSync(CHROMIUM), `install Debian's chromium: ${CHROMIUM} is missing`);
-  mkdirSync(SHOTS, { recursive: true });
-  const s = await startServer();
-  server = s.proc;
-  baseUrl = s.url;
-  profile = mkdtempSync(path.join(tmpdir(), 'kingme-web-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-    viewport: { width: 1200, height: 900 },
-  });
+  browser = await startBrowser();
+  ({ baseUrl, context } = browser);
 });
 
 after(async () => {
-  if (context) await context.close();
-  if (server) server.kill('SIGTERM');
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  if (browser) await browser.close();
 });
 
 /** Opens the board with URL parameters and waits for the person's turn (or the end). */

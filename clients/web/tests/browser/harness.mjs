@@ -1,0 +1,60 @@
+// What the browser test files share: where the binaries are, kingme-web on a
+// free port, and Debian's headless Chromium with a fresh profile.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '../../../..');
+export const BIN = process.env.KINGME_WEB_BIN || path.join(root, 'target/debug/kingme-web');
+export const SHOTS = path.join(root, 'target/web-screenshots');
+export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+
+/** Starts kingme-web on a free port; resolves with the process and the URL it prints. */
+export function startServer(extra = []) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(BIN, ['--listen', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('kingme-web printed no URL in 10 s: ' + out)), 10000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s/]+\//);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[0] });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`kingme-web exited (${code}) before printing its URL`)));
+  });
+}
+
+/** kingme-web and a headless Chromium for one test file; `close()` ends both. */
+export async function startBrowser() {
+  assert.ok(existsSync(BIN), `build kingme-web first (cargo build -p kingme-web): ${BIN} is missing`);
+  assert.ok(existsSync(CHROMIUM), `install Debian's chromium: ${CHROMIUM} is missing`);
+  mkdirSync(SHOTS, { recursive: true });
+  const { proc, url } = await startServer();
+  const profile = mkdtempSync(path.join(tmpdir(), 'kingme-web-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+    viewport: { width: 1200, height: 900 },
+  });
+  return {
+    baseUrl: url,
+    context,
+    async close() {
+      await context.close();
+      proc.kill('SIGTERM');
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
