@@ -434,22 +434,8 @@ fn an_exact_draw_is_scored_draw() {
     assert!(out.iter().any(|l| l.contains(" score draw ")), "{out:?}");
 }
 
-/// The 3-piece English databases, built once per test process.
 fn three_pieces() -> &'static std::path::Path {
-    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("kingme-analysis-egdb-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        kingme::egdb::build(&kingme::egdb::BuildOptions {
-            dir: d.clone(),
-            pieces: 3,
-            slice: None,
-            threads: 2,
-            quiet: true,
-        })
-        .expect("build");
-        d
-    })
+    common::three_piece_databases("analysis")
 }
 
 #[test]

@@ -3,30 +3,17 @@
 //! conversion: from won database positions kingme beats kingme (both with
 //! the databases) well within the 40-move rule.
 
+mod common;
+
 use kingme::board::{Color, Game, Outcome, Position, Variant};
 use kingme::egdb;
 use kingme::engine::{Engine, EngineOption, Event, Limits};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
-/// The 3-piece databases, built once per test process.
-fn three_pieces() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("kingme-egdb-play-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        egdb::build(&egdb::BuildOptions {
-            dir: d.clone(),
-            pieces: 3,
-            slice: None,
-            threads: 2,
-            quiet: true,
-        })
-        .expect("build");
-        d
-    })
+fn three_pieces() -> &'static std::path::Path {
+    common::three_piece_databases("play")
 }
 
 /// Runs a kingme session over stdio, sending `input` line by line and waiting

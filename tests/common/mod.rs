@@ -399,3 +399,22 @@ pub fn transcripts() -> Vec<(String, String)> {
     assert!(v.len() >= 5, "transcripts missing");
     v
 }
+
+/// The 3-piece English databases, built once per test process into a
+/// directory named after `tag`.
+pub fn three_piece_databases(tag: &str) -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("kingme-{tag}-egdb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        kingme::egdb::build(&kingme::egdb::BuildOptions {
+            dir: d.clone(),
+            pieces: 3,
+            slice: None,
+            threads: 2,
+            quiet: true,
+        })
+        .expect("build the 3-piece databases");
+        d
+    })
+}
