@@ -3,23 +3,14 @@
 // The engine's handshake must list the MultiPV option (a test fails if not).
 // Run from this folder like board.test.mjs:
 //   KINGME_WEB_BIN=$PWD/../../../../target/debug/kingme-web node --test analysis.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { SHOTS, startBrowser } from './harness.mjs';
+import { SHOTS, useBrowser } from './harness.mjs';
 
-let browser;
 let baseUrl;
 let context;
-
-before(async () => {
-  browser = await startBrowser();
-  ({ baseUrl, context } = browser);
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
+useBrowser((b) => ({ baseUrl, context } = b));
 
 for (const n of [2, 4]) {
   test(`the analysis panel shows ${n} lines, distinct first moves, best first`, async () => {

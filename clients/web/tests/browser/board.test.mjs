@@ -3,26 +3,17 @@
 //   npm ci && node --test --test-concurrency=1
 // KINGME_WEB_BIN names the kingme-web binary (default: target/debug/kingme-web).
 // Screenshots for a person go to target/web-screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { here, root, SHOTS, startServer, startBrowser } from './harness.mjs';
+import { here, root, SHOTS, startServer, useBrowser } from './harness.mjs';
 
-let browser;
 let baseUrl;
 let context;
-
-before(async () => {
-  browser = await startBrowser();
-  ({ baseUrl, context } = browser);
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
+useBrowser((b) => ({ baseUrl, context } = b));
 
 /** Opens the board with URL parameters and waits for the person's turn (or the end). */
 async function open(params, viewport) {

@@ -1,6 +1,7 @@
 // What the browser test files share: where the binaries are, kingme-web on a
 // free port, and Debian's headless Chromium with a fresh profile.
 import assert from 'node:assert/strict';
+import { before, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,4 +58,17 @@ export async function startBrowser() {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts kingme-web and Chromium before a test file's tests and ends them
+ * after; `ready` gets the running pair. */
+export function useBrowser(ready) {
+  let browser;
+  before(async () => {
+    browser = await startBrowser();
+    ready(browser);
+  });
+  after(async () => {
+    if (browser) await browser.close();
+  });
 }
