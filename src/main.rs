@@ -495,7 +495,7 @@ struct SolveArgs {
 }
 
 fn run_solve(a: &SolveArgs) -> Result<(), String> {
-    use kingme::solve::MiniSolver;
+    use kingme::solve::MiniTablebase;
     if a.variant != Variant::Mini {
         return Err(format!(
             "variant {} can't be solved: only mini is small enough",
@@ -507,27 +507,18 @@ fn run_solve(a: &SolveArgs) -> Result<(), String> {
         None => Position::startpos(a.variant),
     };
     let t = Instant::now();
-    let mut solver = if a.fen.is_none() {
-        MiniSolver::with_capacity(kingme::solve::START_POSITIONS)
-    } else {
-        MiniSolver::new()
-    };
-    let mut progress = |n: usize| {
-        if t.elapsed().as_secs_f64() >= 1.0 {
-            eprintln!(
-                "info solving: {n} positions, {:.1}s",
-                t.elapsed().as_secs_f64()
-            );
-        }
-    };
-    let value = solver.value_with_progress(&pos, &mut progress);
+    let table = MiniTablebase::build(&mut |_| {});
+    let built = t.elapsed();
+    // a position the start can't reach is solved on top of the table
+    let value = table.value(&pos);
     println!(
-        "value {value} fen {pos} positions {} table {:.1}MB time {:.3}s",
-        solver.len(),
-        solver.table_bytes() as f64 / 1e6,
+        "value {value} fen {pos} positions {} table {:.1}MB build {:.3}s time {:.3}s",
+        table.len(),
+        table.table_bytes() as f64 / 1e6,
+        built.as_secs_f64(),
         t.elapsed().as_secs_f64()
     );
-    for (m, v) in solver.move_values(&pos) {
+    for (m, v) in table.move_values(&pos) {
         println!("{m} {v}");
     }
     Ok(())

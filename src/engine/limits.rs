@@ -63,6 +63,12 @@ impl Limits {
 }
 
 impl EngineOptions {
+    /// Whether a search of `pos` plays from the solved mini-checkers table
+    /// (mini-checkers at level max, with MiniTable on).
+    pub(super) fn plays_from_mini_table(&self, pos: &Position) -> bool {
+        pos.variant() == Variant::Mini && self.level == Level::Max && self.mini_table
+    }
+
     /// Turns protocol limits into search limits for the side to move.
     pub(super) fn search_limits(&self, limits: &Limits, pos: &Position) -> SearchLimits {
         let mut sl = SearchLimits {
@@ -82,10 +88,7 @@ impl EngineOptions {
                 .clamp(1, MAX_MULTIPV as usize),
             searchmoves: limits.searchmoves.clone(),
             eval: self.eval.clone(),
-            mini_table: if pos.variant() == Variant::Mini
-                && self.level == Level::Max
-                && self.mini_table
-            {
+            mini_table: if self.plays_from_mini_table(pos) {
                 mini_table()
             } else {
                 None

@@ -413,6 +413,9 @@ impl Engine {
         let answer = Answer::new(on_event, pos.legal_moves().first().copied());
         let hist = history_of(game);
         let mut sl = self.options.search_limits(&limits, &pos);
+        let wait_for_table = sl.mini_table.is_none()
+            && self.options.plays_from_mini_table(&pos)
+            && mini_table_allowed();
         if pos.variant() == crate::board::Variant::English {
             if let Some(tb) = self.tablebase() {
                 sl.egdb_pieces = self.options.egdb_pieces.min(tb.max_pieces());
@@ -430,6 +433,10 @@ impl Engine {
         let guard = AnswerGuard(Arc::clone(&answer));
         let search = move || {
             let guard = guard;
+            let mut sl = sl;
+            if wait_for_table {
+                wait_for_mini_table(&mut sl, &c2);
+            }
             let mut rep = Reporter {
                 answer: &guard.0,
                 panic_in_search: fault == Some(Fault::PanicInSearch),
@@ -499,18 +506,44 @@ impl Engine {
 }
 
 /// The exact mini-checkers table if it is built. Otherwise the first call starts
-/// building it on a background thread (about 10 s and 0.2 GB once per process;
-/// searches use heuristics until then), unless the environment variable
-/// `KINGME_MINI_TABLE` is `off`.
+/// building it on a background thread (a few seconds of CPU and 0.3 GB once per
+/// process), unless the environment variable `KINGME_MINI_TABLE` is `off`.
 #[must_use]
 pub fn mini_table() -> Option<&'static MiniTablebase> {
     if let Some(t) = MiniTablebase::try_global() {
         return Some(t);
     }
-    if std::env::var_os("KINGME_MINI_TABLE").is_none_or(|v| v != "off") {
+    if mini_table_allowed() {
         MiniTablebase::prepare_in_background();
     }
     None
+}
+
+/// Whether the mini table may be built (`KINGME_MINI_TABLE` is not `off`).
+fn mini_table_allowed() -> bool {
+    std::env::var_os("KINGME_MINI_TABLE").is_none_or(|v| v != "off")
+}
+
+/// On the search thread, before a timed search at level max in mini-checkers:
+/// waits for the table being built, for at most half the move's time (taken
+/// off the move's time) or until the search is stopped, so that the first
+/// moves are perfect too when the table is ready in time.
+fn wait_for_mini_table(sl: &mut search::SearchLimits, control: &Control) {
+    let Some(hard) = sl.hard_time else {
+        return;
+    };
+    let start = Instant::now();
+    let budget = hard / 2;
+    while !control.stop.load(Ordering::Relaxed) && start.elapsed() < budget {
+        if let Some(t) = MiniTablebase::try_global() {
+            sl.mini_table = Some(t);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let waited = start.elapsed();
+    sl.hard_time = Some(hard.saturating_sub(waited));
+    sl.soft_time = sl.soft_time.map(|s| s.saturating_sub(waited));
 }
 
 /// Builds the exact mini-checkers table now (blocking) so that searches at level

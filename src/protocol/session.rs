@@ -7,7 +7,9 @@ use super::options::{self, engine_option_specs, parse_bool, OptionKind, OptionSp
 use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
-use crate::engine::{self, Engine, EngineOption, Event, Limits, Phase, Score, SearchSlot, Stopped};
+use crate::engine::{
+    self, Engine, EngineOption, Event, Level, Limits, Phase, Score, SearchSlot, Stopped,
+};
 use crate::perft::{self, Counting};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -469,6 +471,12 @@ impl Session {
         self.game = Game::new(variant);
         if let Some(e) = &mut self.engine {
             e.new_game();
+            // start building the solved table now, so that it is ready (or
+            // nearly) when the first search wants it
+            if variant == Variant::Mini && e.options().mini_table && e.options().level == Level::Max
+            {
+                let _ = engine::mini_table();
+            }
         }
     }
 

@@ -21,7 +21,7 @@ pub(super) fn key_of(pos: &Position) -> u64 {
 
 /// Turns an 18-square mini bitboard half a turn (square `i` to `17 - i`).
 #[inline(always)]
-const fn turn_board(b: u32) -> u32 {
+pub(super) const fn turn_board(b: u32) -> u32 {
     b.reverse_bits() >> 14
 }
 
@@ -35,7 +35,7 @@ pub(super) struct Table {
 }
 
 impl Table {
-    const MIN_SLOTS: usize = 1 << 12;
+    const MIN_SLOTS: usize = 64;
 
     pub(super) fn new() -> Table {
         Table::with_capacity(0)
@@ -61,8 +61,14 @@ impl Table {
 
     #[inline]
     pub(super) fn get(&self, key: u64) -> Option<GameValue> {
+        self.get_from(self.home(key), key)
+    }
+
+    /// [`Table::get`] from `key`'s home slot `home`, already computed.
+    #[inline]
+    pub(super) fn get_from(&self, home: usize, key: u64) -> Option<GameValue> {
         let n = self.slots.len();
-        let mut i = self.home(key);
+        let mut i = home;
         loop {
             let e = self.slots[i];
             if e == 0 {
@@ -81,16 +87,22 @@ impl Table {
     /// Asks the CPU to start loading `key`'s home slot.
     #[inline(always)]
     pub(super) fn prefetch(&self, key: u64) {
+        self.prefetch_slot(self.home(key));
+    }
+
+    /// Asks the CPU to start loading slot `i`.
+    #[inline(always)]
+    pub(super) fn prefetch_slot(&self, i: usize) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.slots[self.home(key)..].as_ptr().cast::<i8>();
+            let p = self.slots[i..].as_ptr().cast::<i8>();
             // SAFETY: a prefetch is only a hint that never faults, and SSE is
             // part of every x86_64 CPU.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        let _ = i;
     }
 
     /// Inserts a key known to be absent.
@@ -101,6 +113,32 @@ impl Table {
         }
         self.place((key << 16) | u64::from(v.pack()));
         self.len += 1;
+    }
+
+    /// Inserts `key` with no value yet (its slot reads as 0 in the low 16
+    /// bits) unless it is there already; returns whether it was new.
+    #[inline]
+    pub(super) fn insert_absent(&mut self, key: u64) -> bool {
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
+            self.resize(self.slots.len() * 2);
+        }
+        let n = self.slots.len();
+        let mut i = self.home(key);
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                self.slots[i] = key << 16;
+                self.len += 1;
+                return true;
+            }
+            if e >> 16 == key {
+                return false;
+            }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
     }
 
     #[inline]
@@ -122,13 +160,6 @@ impl Table {
             if e != 0 {
                 self.place(e);
             }
-        }
-    }
-
-    pub(super) fn shrink_to_fit(&mut self) {
-        let want = Self::slots_for(self.len);
-        if want < self.slots.len() {
-            self.resize(want);
         }
     }
 

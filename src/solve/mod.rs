@@ -16,14 +16,20 @@
 //! with White to move shares its entry with its mirror image (board turned half
 //! a turn, colours swapped), which has the same value.
 //!
-//! Solving the start position visits [`START_POSITIONS`] positions and takes
-//! about 10 s and 200 MB (release build, one thread).
+//! The start position reaches [`START_POSITIONS`] positions. `MiniSolver`
+//! solves them one by one (memoised negamax, one thread, about 10 s);
+//! `MiniTablebase::build` solves them layer by layer (men on the board, then
+//! advancement) on all threads, several times faster.
 //!
 //! - [`value`]: `GameValue`, a position's exact value.
-//! - [`memo`]: the compact map from position keys to values.
+//! - [`memo`]: position keys and the compact map from keys to values.
+//! - [`keymoves`]: the moves of a position made directly on its key.
+//! - [`layered`]: the layer-by-layer build of every reachable position.
 //! - [`solver`]: `MiniSolver`, memoised negamax over the game DAG.
 //! - [`table`]: `MiniTablebase`, the shared table of every reachable position.
 
+mod keymoves;
+mod layered;
 mod memo;
 mod solver;
 mod table;

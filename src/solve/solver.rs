@@ -1,5 +1,6 @@
 //! `MiniSolver`: memoised negamax over the mini-checkers game DAG.
 
+use super::layered::Layered;
 use super::memo::{key_of, Table};
 use super::GameValue;
 use crate::board::movegen;
@@ -43,7 +44,7 @@ fn terminal_value(pos: &Position) -> GameValue {
 /// `base` (read-only) is consulted first.
 pub(super) struct Search<'a> {
     pub(super) memo: &'a mut Table,
-    pub(super) base: Option<&'a Table>,
+    pub(super) base: Option<&'a Layered>,
     pub(super) progress: Option<&'a mut dyn FnMut(usize)>,
     pub(super) next_report: usize,
 }

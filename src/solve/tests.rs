@@ -118,7 +118,7 @@ fn tablebase_answers_outside_positions() {
     // A position the start can't reach (three black men on the far row)
     // goes through the locked cache and agrees with a fresh solver.
     let tb = MiniTablebase {
-        main: Table::new(),
+        main: super::layered::Layered::empty(),
         extra: Mutex::new(Table::new()),
     };
     let p = pos("W:W13,14:B16,17,18");
@@ -128,12 +128,15 @@ fn tablebase_answers_outside_positions() {
 }
 
 #[test]
-fn table_grows_and_shrinks() {
+fn table_grows_and_inserts_each_key_once() {
     let mut t = Table::new();
     for k in 0..100_000u64 {
         t.insert_new(k | (1 << 37), GameValue::draw((k % 100) as u32));
     }
-    t.shrink_to_fit();
+    assert_eq!(t.len, 100_000);
+    assert!(!t.insert_absent(5 | (1 << 37)));
+    assert!(t.insert_absent(100_005 | (1 << 37)));
+    assert_eq!(t.len, 100_001);
     for k in 0..100_000u64 {
         assert_eq!(
             t.get(k | (1 << 37)),
@@ -141,4 +144,157 @@ fn table_grows_and_shrinks() {
         );
     }
     assert_eq!(t.get(100_001 | (1 << 37)), None);
+}
+
+/// The PDN FEN of a table key, Black to move (squares are bits + 1).
+fn fen_of_key(key: u64) -> String {
+    let (us, them) = super::keymoves::split(key);
+    let squares = |b: u32| {
+        (0..18)
+            .filter(|i| b >> i & 1 == 1)
+            .map(|i| (i + 1).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!("B:W{}:B{}", squares(them), squares(us))
+}
+
+/// A small generator for random positions.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn key_moves_agree_with_the_board_move_generator() {
+    use super::keymoves::{self, Next, Out};
+    use super::memo::key_of;
+    use crate::board::Color;
+    let mut rng = Lcg(7);
+    let mut out = Out::new();
+    let (mut moves, mut captures, mut passes, mut over) = (0, 0, 0, 0);
+    for _ in 0..50_000 {
+        // up to 6 men a side anywhere, either side to move
+        let mut taken = 0u32;
+        let mut side = |n: u64, rng: &mut Lcg| {
+            let mut set = 0u32;
+            for _ in 0..n {
+                let sq = (rng.next() % 18) as u32;
+                if taken >> sq & 1 == 0 {
+                    taken |= 1 << sq;
+                    set |= 1 << sq;
+                }
+            }
+            set
+        };
+        let black = side(rng.next() % 7, &mut rng);
+        let white = side(rng.next() % 7, &mut rng);
+        let turn = if rng.next().is_multiple_of(2) {
+            'B'
+        } else {
+            'W'
+        };
+        let fen = fen_of_key(super::keymoves::join(black, white));
+        let fen = format!("{turn}{}", &fen[1..]);
+        let p = pos(&fen);
+        let key = key_of(&p);
+        let mut expected: Vec<u64> = p
+            .legal_moves()
+            .iter()
+            .map(|&m| key_of(&p.after(m)))
+            .collect();
+        expected.sort_unstable();
+        match keymoves::next(key, &mut out) {
+            Next::Moves { count, captures: c } => {
+                let mut got = out.keys[..count].to_vec();
+                got.sort_unstable();
+                assert_eq!(got, expected, "{fen}");
+                assert_eq!(c, p.legal_moves().iter().any(|m| m.is_capture()), "{fen}");
+                let (m0, a0) = (keymoves::men(key), keymoves::advancement(key));
+                for (&k, &row) in out.keys[..count].iter().zip(&out.taken_row) {
+                    if c {
+                        // a man fewer; the capturer gains 2, the man taken had come 5 - row
+                        assert_eq!(keymoves::men(k), m0 - 1, "{fen}");
+                        assert_eq!(
+                            keymoves::advancement(k) + 5 - u32::from(row),
+                            a0 + 2,
+                            "{fen}"
+                        );
+                        captures += 1;
+                    } else {
+                        assert_eq!((keymoves::men(k), keymoves::advancement(k)), (m0, a0 + 1));
+                        assert_eq!(row, 0);
+                        moves += 1;
+                    }
+                }
+            }
+            Next::Pass(k) => {
+                assert_eq!(expected.len(), 1, "{fen}");
+                assert!(p.legal_moves()[0].is_pass(), "{fen}");
+                assert_eq!(k, expected[0], "{fen}");
+                let passed = p.with_turn(!p.turn());
+                assert_eq!(k, key_of(&passed));
+                assert_eq!(keymoves::advancement(k), keymoves::advancement(key));
+                passes += 1;
+            }
+            Next::Over => {
+                assert!(expected.is_empty(), "{fen}");
+                assert!(
+                    p.outcome().is_some()
+                        || p.pieces(Color::Black).0 == 0
+                        || p.pieces(Color::White).0 == 0,
+                    "{fen}"
+                );
+                over += 1;
+            }
+        }
+    }
+    // every kind of position was met
+    assert!(
+        moves > 10_000 && captures > 1_000 && passes > 10 && over > 100,
+        "{moves} {captures} {passes} {over}"
+    );
+}
+
+#[test]
+fn layered_table_agrees_with_the_solver_on_every_position() {
+    use super::layered::Layered;
+    use super::memo::key_of;
+    // smaller games than the start: every position they reach, solved both ways
+    for fen in [
+        "B:W13,14,16,17:B1,2,4,5",
+        "W:W12,14,15,18:B2,3,6,7",
+        "B:W10,13,17:B3,5,8",
+    ] {
+        let start = pos(fen);
+        let mut steps = Vec::new();
+        let table = Layered::build(key_of(&start), &mut |n| steps.push(n));
+        assert!(table.len > 100, "{fen}: {}", table.len);
+        assert_eq!(steps.last(), Some(&table.len), "{fen}");
+        let mut solver = MiniSolver::new();
+        let mut checked = 0;
+        for key in table.keys() {
+            let p = pos(&fen_of_key(key));
+            assert_eq!(
+                table.get(key),
+                Some(solver.value(&p)),
+                "{}",
+                fen_of_key(key)
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, table.len);
+        assert_eq!(table.get(key_of(&start)), Some(solver.value(&start)));
+        // the solver, asked for the start, visits exactly the positions reached
+        let mut fresh = MiniSolver::new();
+        fresh.value(&start);
+        assert_eq!(fresh.len(), table.len, "{fen}");
+    }
 }
