@@ -111,3 +111,27 @@ fn bad_arguments_get_one_error_line_and_a_failure_exit() {
         );
     }
 }
+
+#[test]
+fn solve_prints_the_exact_value_of_a_mini_position_and_of_each_move() {
+    // Black 8 against White 14, Black to move: 8-11 is taken by 14x7 and 8-12
+    // by 14x9, so Black is gone after 2 plies whichever it plays.
+    let out = kingme(&["solve", "--threads", "2", "--fen", "B:W14:B8"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines();
+    let first = lines.next().expect("a value line");
+    assert!(first.starts_with("value loss 2 fen B:W14:B8 "), "{stdout}");
+    assert!(first.contains(" threads 2 "), "{stdout}");
+    let mut moves: Vec<&str> = lines.collect();
+    moves.sort_unstable();
+    assert_eq!(moves, ["8-11 loss 2", "8-12 loss 2"], "{stdout}");
+    for bad in [
+        &["solve", "--threads", "0"][..],
+        &["solve", "--variant", "english"],
+    ] {
+        let out = kingme(bad);
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(!text(&out.stderr).trim().is_empty(), "{bad:?}");
+    }
+}

@@ -90,6 +90,21 @@ fn bucket_of(layer: usize, child: u64, taken_row: u8) -> usize {
     target * SHARDS + shard_of(child)
 }
 
+/// [`GameValue::before_move`] on a packed value: win and loss swap (kinds 3
+/// and 1), a draw (2) stays, one ply more.
+#[inline(always)]
+fn packed_before_move(p: u16) -> u16 {
+    ((4 - (p >> 14)) << 14) | ((p & 0x3fff) + 1)
+}
+
+/// A number that orders packed values as [`GameValue`] orders them: by kind
+/// (loss 1 < draw 2 < win 3), then sooner wins and draws, later losses.
+#[inline(always)]
+fn packed_order(p: u16) -> u16 {
+    let plies = p & 0x3fff;
+    (p & 0xc000) | if p >> 14 == 1 { plies } else { 0x3fff - plies }
+}
+
 /// The children of part of a layer, by bucket, and the keys the turn passes
 /// to (which are in the layer itself).
 struct Children {
@@ -98,9 +113,19 @@ struct Children {
 }
 
 impl Children {
-    fn new() -> Children {
+    /// Room for the children of about `parents` positions without growing.
+    fn with_capacity(parents: usize) -> Children {
+        let buckets = (0..BUCKETS)
+            .map(|b| {
+                Vec::with_capacity(if b < SHARDS {
+                    parents / 5
+                } else {
+                    parents / 32
+                })
+            })
+            .collect();
         Children {
-            buckets: vec![Vec::new(); BUCKETS],
+            buckets,
             passes: Vec::new(),
         }
     }
@@ -187,7 +212,7 @@ impl Layered {
         let mut found: Vec<Children> = shards
             .par_iter()
             .map(|t| {
-                let mut c = Children::new();
+                let mut c = Children::with_capacity(t.len);
                 let mut out = Out::new();
                 for k in keys(t) {
                     c.add(layer, k, &mut out);
@@ -197,7 +222,7 @@ impl Layered {
             .collect();
         // The positions the turn passes to belong to this layer; the ones not
         // reached by a move are added and expanded here.
-        let mut extra = Children::new();
+        let mut extra = Children::with_capacity(0);
         let mut out = Out::new();
         for p in found.iter().flat_map(|c| &c.passes) {
             if shards[shard_of(*p)].insert_absent(*p) {
@@ -270,15 +295,23 @@ impl Layered {
             }
             let mut first = 0;
             for &(i, end, known) in &batch_at {
-                let value = known.unwrap_or_else(|| {
-                    probes[first..end]
-                        .iter()
-                        .map(|&(t, at, c)| Self::found(t.get_from(at, c)).before_move())
-                        .max()
-                        .expect("at least one move")
-                });
+                let packed =
+                    known.map_or_else(
+                        || {
+                            probes[first..end]
+                                .iter()
+                                .map(|&(t, at, c)| {
+                                    packed_before_move(t.get_packed_from(at, c).expect(
+                                        "every child of a reachable position is in the table",
+                                    ))
+                                })
+                                .max_by_key(|&p| packed_order(p))
+                                .expect("at least one move")
+                        },
+                        GameValue::pack,
+                    );
                 first = end;
-                batch[i] = ((batch[i] >> 16) << 16) | u64::from(value.pack());
+                batch[i] = ((batch[i] >> 16) << 16) | u64::from(packed);
             }
         }
     }
@@ -321,6 +354,12 @@ impl Layered {
         if let Some(t) = self.shard(key) {
             t.prefetch(key);
         }
+    }
+
+    /// The packed-value helpers of the backward sweep, for the tests.
+    #[cfg(test)]
+    pub(super) fn packed_ops(p: u16) -> (u16, u16) {
+        (packed_before_move(p), packed_order(p))
     }
 
     /// Every key in the table.

@@ -67,6 +67,13 @@ impl Table {
     /// [`Table::get`] from `key`'s home slot `home`, already computed.
     #[inline]
     pub(super) fn get_from(&self, home: usize, key: u64) -> Option<GameValue> {
+        self.get_packed_from(home, key).map(GameValue::unpack)
+    }
+
+    /// The packed value of `key` (see [`GameValue::pack`]), from its home
+    /// slot `home`, already computed.
+    #[inline]
+    pub(super) fn get_packed_from(&self, home: usize, key: u64) -> Option<u16> {
         let n = self.slots.len();
         let mut i = home;
         loop {
@@ -75,7 +82,7 @@ impl Table {
                 return None;
             }
             if e >> 16 == key {
-                return Some(GameValue::unpack(e as u16));
+                return Some(e as u16);
             }
             i += 1;
             if i == n {

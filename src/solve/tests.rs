@@ -298,3 +298,25 @@ fn layered_table_agrees_with_the_solver_on_every_position() {
         assert_eq!(fresh.len(), table.len, "{fen}");
     }
 }
+
+#[test]
+fn packed_values_flip_and_order_like_game_values() {
+    use super::layered::Layered;
+    let mut all = Vec::new();
+    for plies in 0..300 {
+        all.extend([
+            GameValue::win(plies),
+            GameValue::draw(plies),
+            GameValue::loss(plies),
+        ]);
+    }
+    for &a in &all {
+        let (flipped, _) = Layered::packed_ops(a.pack());
+        assert_eq!(GameValue::unpack(flipped), a.before_move(), "{a}");
+        for &b in &all {
+            let (_, ka) = Layered::packed_ops(a.pack());
+            let (_, kb) = Layered::packed_ops(b.pack());
+            assert_eq!(ka.cmp(&kb), a.cmp(&b), "{a} vs {b}");
+        }
+    }
+}
