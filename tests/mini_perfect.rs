@@ -66,3 +66,45 @@ fn max_level_keeps_the_exact_result() {
     }
     assert!(checked > 300, "checked {checked} positions");
 }
+
+/// Through the protocol, in a fresh process: the very first timed search at
+/// level max waits for the table being built (started by `newgame mini`) and
+/// answers with an exact score, not a heuristic one. The start's moves are
+/// 5-7, 4-7 and 5-8 (draws), 6-8 (a longer draw) and 6-9 (a loss): the
+/// engine must not choose the loss.
+#[test]
+fn the_first_timed_move_at_level_max_is_already_exact() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env_remove("KINGME_MINI_TABLE")
+        .spawn()
+        .expect("start kingme");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let start = Instant::now();
+    stdin
+        .write_all(b"setoption name Level value max\nnewgame mini\ngo movetime 120000\n")
+        .expect("write");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut exact = false;
+    let best = loop {
+        let line = lines.next().expect("kingme answers").expect("a line");
+        if line.starts_with("info ") && line.contains(" score draw ") {
+            exact = true;
+        }
+        if let Some(m) = line.strip_prefix("bestmove ") {
+            break m.split_whitespace().next().unwrap_or_default().to_string();
+        }
+    };
+    let took = start.elapsed();
+    drop(stdin);
+    let _ = child.wait();
+    assert!(exact, "no exact score before bestmove {best}");
+    assert_ne!(best, "6-9", "the losing move");
+    // an exact root ends the search at once: no need for the 120 s
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+}
