@@ -14,10 +14,11 @@
 //!    positions is already solved, so each value is the best of its moves.
 //!
 //! Each layer is split by key into [`SHARDS`] hash tables small enough for a
-//! core's cache, and both sweeps touch one shard table at a time: children
-//! are first sorted into buckets by the table they belong to, then each
-//! bucket is inserted (forward) or looked up (backward) as a whole, each on
-//! its own thread.
+//! core's cache. The forward sweep sorts children into buckets by the table
+//! they belong to, then fills each table from its bucket on its own thread;
+//! the backward sweep solves a layer's tables on all threads, asking for a
+//! batch of positions' child slots before reading any, so that the memory
+//! reads overlap.
 
 use super::keymoves::{self, Next, Out};
 use super::memo::Table;
