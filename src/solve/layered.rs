@@ -31,7 +31,7 @@ const MAX_MEN: usize = 12;
 const MAX_ADVANCEMENT: usize = 60;
 const ADVANCEMENTS: usize = MAX_ADVANCEMENT + 1;
 const LAYERS: usize = (MAX_MEN + 1) * ADVANCEMENTS;
-const SHARD_BITS: u32 = 4;
+const SHARD_BITS: u32 = 3;
 /// Hash tables per layer.
 const SHARDS: usize = 1 << SHARD_BITS;
 /// The layers a layer's children can be in: the next one (regular moves) and
