@@ -106,6 +106,19 @@ fn packed_order(p: u16) -> u16 {
     (p & 0xc000) | if p >> 14 == 1 { plies } else { 0x3fff - plies }
 }
 
+/// The packed value of the best move among moves leading to children with
+/// packed values `children` (each must be known: the backward sweep has
+/// always solved a child before its parent).
+#[inline(always)]
+fn best_move_value(children: impl Iterator<Item = Option<u16>>) -> u16 {
+    children
+        .map(|v| {
+            packed_before_move(v.expect("every child of a reachable position is in the table"))
+        })
+        .max_by_key(|&p| packed_order(p))
+        .expect("at least one move")
+}
+
 /// The children of part of a layer, by bucket, and the keys the turn passes
 /// to (which are in the layer itself).
 struct Children {
@@ -296,21 +309,16 @@ impl Layered {
             }
             let mut first = 0;
             for &(i, end, known) in &batch_at {
-                let packed =
-                    known.map_or_else(
-                        || {
+                let packed = known.map_or_else(
+                    || {
+                        best_move_value(
                             probes[first..end]
                                 .iter()
-                                .map(|&(t, at, c)| {
-                                    packed_before_move(t.get_packed_from(at, c).expect(
-                                        "every child of a reachable position is in the table",
-                                    ))
-                                })
-                                .max_by_key(|&p| packed_order(p))
-                                .expect("at least one move")
-                        },
-                        GameValue::pack,
-                    );
+                                .map(|&(t, at, c)| t.get_packed_from(at, c)),
+                        )
+                    },
+                    GameValue::pack,
+                );
                 first = end;
                 batch[i] = ((batch[i] >> 16) << 16) | u64::from(packed);
             }
@@ -323,18 +331,12 @@ impl Layered {
         let Next::Moves { count, .. } = keymoves::next(key, &mut out) else {
             unreachable!("the turn passes only to a side that can move")
         };
-        let value = out.keys[..count]
-            .iter()
-            .map(|&c| Self::found(self.get(c)).before_move())
-            .max()
-            .expect("at least one move");
-        value.before_move()
-    }
-
-    /// A child's value, which the backward sweep has always found before.
-    #[inline(always)]
-    fn found(v: Option<GameValue>) -> GameValue {
-        v.expect("every child of a reachable position is in the table")
+        let value = best_move_value(
+            out.keys[..count]
+                .iter()
+                .map(|&c| self.shard(c).and_then(|t| t.get_packed_from(t.home(c), c))),
+        );
+        GameValue::unpack(packed_before_move(value))
     }
 
     #[inline(always)]
