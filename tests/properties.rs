@@ -6,8 +6,8 @@
 //!   lower case) parses to the same position.
 //! - Move round trip: for every legal move of positions reached by random play,
 //!   `parse_move(m.to_string()) == m`; the short `from x to` form parses when only
-//!   one distinct move fits and is otherwise an `Ambiguous` error listing exactly the
-//!   candidates; a move that isn't legal is an `Illegal` error listing the legal moves.
+//!   one distinct move fits, or when one of them is a single step or jump (written
+//!   in full), and is otherwise an `Ambiguous` error listing exactly the candidates; a move that isn't legal is an `Illegal` error listing the legal moves.
 //! - `Game::play` then `Game::undo` restores the position and its hash.
 //! - The incrementally kept hash equals `compute_hash` all along random games.
 //! - Fuzz: arbitrary strings (and arbitrary bytes converted lossily) fed to
@@ -206,22 +206,32 @@ fn check_moves(pos: &Position) -> Result<(), TestCaseError> {
             .filter(|d| !d.is_pass() && d.from() == m.from() && d.to() == m.to())
             .collect();
         match pos.parse_move(&short) {
+            Ok(got) if fits.len() == 1 => {
+                prop_assert!(
+                    got.same_effect(m),
+                    "{pos}: '{short}' -> {got}, expected {m}"
+                );
+            }
             Ok(got) => {
+                // several moves fit, but one of them is written exactly so:
+                // a single step or jump
+                let whole: Vec<&Move> = fits.iter().filter(|f| f.landings().count() == 1).collect();
                 prop_assert_eq!(
-                    fits.len(),
+                    whole.len(),
                     1,
                     "{}: '{}' parsed but {:?} fit",
                     pos,
                     short,
                     fits
                 );
-                prop_assert!(
-                    got.same_effect(m),
-                    "{pos}: '{short}' -> {got}, expected {m}"
-                );
+                prop_assert!(got.same_effect(*whole[0]), "{pos}: '{short}' -> {got}");
             }
             Err(ParseMoveError::Ambiguous { text, candidates }) => {
                 prop_assert!(fits.len() > 1, "{pos}: '{short}' ambiguous, fits {fits:?}");
+                prop_assert!(
+                    fits.iter().filter(|f| f.landings().count() == 1).count() != 1,
+                    "{pos}: '{short}' ambiguous, but one fit is a single jump"
+                );
                 prop_assert_eq!(&text, &short);
                 let mut listed: Vec<&str> = candidates.split(' ').collect();
                 let mut want = texts(&fits);
@@ -582,6 +592,16 @@ fn rules_md_examples() {
         "2x9x18"
     );
     assert!(amb.parse_move("2x10x18").is_err());
+    // A single jump and a king's five-piece loop both go from 23 to 32: "23x32"
+    // written in full is the single jump (over 27), not an ambiguity.
+    let jump = Position::from_fen(Variant::English, "B:W10,11,18,19,27:B2,K23").expect("fen");
+    let single = jump.parse_move("23x32").expect("the single jump");
+    assert_eq!(single.captured().count(), 1);
+    assert!(single
+        .captured()
+        .contains(Square::from_number(27).expect("square")));
+    let round = jump.parse_move("23x14x7x16x23x32").expect("the loop");
+    assert_eq!(round.captured().count(), 5);
 }
 
 /// Perft the slow, obvious way: every legal move played, leaves counted one by one.

@@ -171,12 +171,20 @@ impl Position {
                 .copied()
                 .filter(|m| !m.is_pass() && m.from() == from && m.to() == to)
                 .collect();
-            return match c.len() {
-                1 => Ok(c[0]),
-                0 => Err(ParseMoveError::Illegal {
+            // a single step or jump written in full is that move, even when a
+            // longer capture also starts and ends on these squares
+            let whole: Vec<Move> = c
+                .iter()
+                .copied()
+                .filter(|m| m.landings().eq([to]))
+                .collect();
+            return match (c.len(), whole.len()) {
+                (1, _) => Ok(c[0]),
+                (0, _) => Err(ParseMoveError::Illegal {
                     text: shown,
                     legal: join(distinct.iter().copied()),
                 }),
+                (_, 1) => Ok(whole[0]),
                 _ => Err(ParseMoveError::Ambiguous {
                     text: shown,
                     candidates: join(c),
