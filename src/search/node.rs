@@ -85,6 +85,12 @@ fn exact_score(v: crate::solve::GameValue, ply: usize) -> i32 {
     }
 }
 
+/// ProbCut: the least depth, how much shallower the test search is, and the
+/// margin (centi-men) it must clear beta by.
+const PROBCUT_DEPTH: i32 = 6;
+const PROBCUT_REDUCTION: i32 = 4;
+const PROBCUT_MARGIN: i32 = 50;
+
 /// Value of a finished game for the side to move (no legal moves).
 fn terminal_score<R: Rules>(pos: &Position, ply: usize) -> i32 {
     if R::KINGS_AND_MULTI_JUMPS {
@@ -240,6 +246,32 @@ impl<'a, 'r> Worker<'a, 'r> {
                     self.stats.tt_hits += 1;
                     return s;
                 }
+            }
+        }
+        // ProbCut: at a null-window node deep enough, a shallower search that
+        // clears beta by a margin is taken as a fail high
+        if !TRACE
+            && ply > 0
+            && depth >= PROBCUT_DEPTH
+            && beta - alpha == 1
+            && beta.abs() < WIN_BOUND / 2
+            && !forcing
+        {
+            let rbeta = beta + PROBCUT_MARGIN;
+            let s = self.search::<R, TRACE>(
+                pos,
+                depth - PROBCUT_REDUCTION,
+                rbeta - 1,
+                rbeta,
+                ply,
+                quiet,
+                came_by,
+            );
+            if self.stopped {
+                return 0;
+            }
+            if s >= rbeta {
+                return beta;
             }
         }
         // forced moves and captures don't consume depth
