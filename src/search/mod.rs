@@ -5,7 +5,8 @@
 //! which the [`crate::engine`] turns into events.
 //!
 //! - [`deepening`]: the root: iterative deepening, helper threads, the result.
-//! - [`node`]: the alpha-beta (principal variation) search of one node.
+//! - [`node`]: the alpha-beta (principal variation) search of one node, with
+//!   late-move reductions and ProbCut.
 //! - [`ordering`]: move-ordering keys, killer moves and the history table.
 //! - [`time`]: when to stop: clock budgets, time and node limits.
 //! - [`stats`]: the counters a search keeps and the iterations it reports.

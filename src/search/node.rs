@@ -1,6 +1,7 @@
 //! The alpha-beta node: principal variation search with late-move
-//! reductions, the transposition table, repetition and forty-move draws,
-//! exact mini-checkers values, capture resolution at the leaves.
+//! reductions and ProbCut, the transposition table, repetition and
+//! forty-move draws, exact mini-checkers values, capture resolution at the
+//! leaves.
 
 use super::stats::Stats;
 use super::tt::{Bound, Entry, TranspositionTable};
