@@ -7,7 +7,9 @@
 //! - Move round trip: for every legal move of positions reached by random play,
 //!   `parse_move(m.to_string()) == m`; the short `from x to` form parses when only
 //!   one distinct move fits, or when one of them is a single step or jump (written
-//!   in full), and is otherwise an `Ambiguous` error listing exactly the candidates; a move that isn't legal is an `Illegal` error listing the legal moves.
+//!   in full), and is otherwise an `Ambiguous` error listing exactly the
+//!   candidates; a move that isn't legal is an `Illegal` error listing the legal
+//!   moves.
 //! - `Game::play` then `Game::undo` restores the position and its hash.
 //! - The incrementally kept hash equals `compute_hash` all along random games.
 //! - Fuzz: arbitrary strings (and arbitrary bytes converted lossily) fed to

@@ -165,41 +165,36 @@ impl Position {
         }
         let distinct = self.legal_moves();
         let (from, to) = (squares[0], squares[squares.len() - 1]);
-        if squares.len() == 2 {
-            let c: Vec<Move> = distinct
-                .iter()
-                .copied()
-                .filter(|m| !m.is_pass() && m.from() == from && m.to() == to)
-                .collect();
-            // a single step or jump written in full is that move, even when a
-            // longer capture also starts and ends on these squares
-            let whole: Vec<Move> = c
-                .iter()
-                .copied()
-                .filter(|m| m.landings().eq([to]))
-                .collect();
-            return match (c.len(), whole.len()) {
-                (1, _) => Ok(c[0]),
-                (0, _) => Err(ParseMoveError::Illegal {
-                    text: shown,
-                    legal: join(distinct.iter().copied()),
-                }),
-                (_, 1) => Ok(whole[0]),
-                _ => Err(ParseMoveError::Ambiguous {
-                    text: shown,
-                    candidates: join(c),
-                }),
-            };
-        }
+        // a move written in full (every landing square) is that move, even
+        // when a longer capture also starts and ends on the same squares
         let all = self.legal_moves_all_paths();
-        all.iter()
-            .copied()
-            .find(|m| {
-                !m.is_pass() && m.from() == from && m.landings().eq(squares[1..].iter().copied())
-            })
-            .ok_or(ParseMoveError::Illegal {
+        if let Some(m) = all.iter().copied().find(|m| {
+            !m.is_pass() && m.from() == from && m.landings().eq(squares[1..].iter().copied())
+        }) {
+            return Ok(m);
+        }
+        if squares.len() > 2 {
+            return Err(ParseMoveError::Illegal {
                 text: shown,
                 legal: join(distinct.iter().copied()),
-            })
+            });
+        }
+        // the short form of a capture: its start and end only
+        let c: Vec<Move> = distinct
+            .iter()
+            .copied()
+            .filter(|m| !m.is_pass() && m.from() == from && m.to() == to)
+            .collect();
+        match c.len() {
+            1 => Ok(c[0]),
+            0 => Err(ParseMoveError::Illegal {
+                text: shown,
+                legal: join(distinct.iter().copied()),
+            }),
+            _ => Err(ParseMoveError::Ambiguous {
+                text: shown,
+                candidates: join(c),
+            }),
+        }
     }
 }
