@@ -8,22 +8,24 @@
 //! build is two sweeps over the layers:
 //!
 //! 1. forward, from the start (most men, least advanced first): each layer's
-//!    positions are the distinct ones its parents reached, and are expanded
-//!    in turn;
+//!    positions are expanded, and the children not reached before are listed
+//!    in their layers;
 //! 2. backward (fewest men, most advanced first): every child of a layer's
 //!    positions is already solved, so each value is the best of its moves.
 //!
-//! Each layer is split by key into [`SHARDS`] hash tables small enough for a
-//! core's cache. The forward sweep sorts children into buckets by the table
-//! they belong to, then fills each table from its bucket on its own thread;
-//! the backward sweep solves a layer's tables on all threads, asking for a
-//! batch of positions' child slots before reading any, so that the memory
-//! reads overlap.
+//! Positions are numbered densely within their material class (see
+//! [`index`](super::index)): a bit per position marks the ones reached, and
+//! an array holds their values, so there is no hashing and no probing.
+//! Before a layer is expanded its list is sorted by the men of the side not
+//! moving, whose children then lie close together in those arrays.
 
+use super::index::{class_size, locate, Block, CLASSES, MAX_SIDE};
 use super::keymoves::{self, Next, Out};
-use super::memo::Table;
+use super::zeroed::{Arena, Run, Zeroed};
 use super::GameValue;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, PoisonError};
 
 /// The most men a layer may hold (the start position's 12).
 const MAX_MEN: usize = 12;
@@ -31,14 +33,11 @@ const MAX_MEN: usize = 12;
 const MAX_ADVANCEMENT: usize = 60;
 const ADVANCEMENTS: usize = MAX_ADVANCEMENT + 1;
 const LAYERS: usize = (MAX_MEN + 1) * ADVANCEMENTS;
-const SHARD_BITS: u32 = 3;
-/// Hash tables per layer.
-const SHARDS: usize = 1 << SHARD_BITS;
 /// The layers a layer's children can be in: the next one (regular moves) and
 /// four with a man fewer (captures).
 const TARGETS: usize = 5;
-/// Buckets of children: one per target layer and shard.
-const BUCKETS: usize = TARGETS * SHARDS;
+/// Positions a thread takes at a time.
+const CHUNK: usize = 2048;
 
 /// The layer of a key, or `None` for a position no layer holds.
 #[inline(always)]
@@ -48,18 +47,20 @@ fn layer_of(key: u64) -> Option<usize> {
     (men <= MAX_MEN && a <= MAX_ADVANCEMENT).then_some(men * ADVANCEMENTS + a)
 }
 
-/// The shard of a key within its layer (independent of the slot a shard's
-/// table gives it).
-#[inline(always)]
-fn shard_of(key: u64) -> usize {
-    (key.wrapping_mul(0xd6e8_feb8_6659_fd93) >> (64 - SHARD_BITS)) as usize
-}
-
-/// The layers in the order the forward sweep visits them.
+/// The layers in the order the forward sweep visits them: by men (most
+/// first) and advancement (least first), skewed so that a layer comes soon
+/// after the last one that can reach it. A layer of `m` men and advancement
+/// `a` is reached by regular moves from advancement `a - 1` and by captures
+/// from `m + 1` men and advancement `a - 1` to `a + 2`, so ordering by
+/// `a + 3 (12 - m)` puts every parent first.
 fn forward_order() -> impl DoubleEndedIterator<Item = usize> {
-    (0..=MAX_MEN)
-        .rev()
-        .flat_map(|men| (0..ADVANCEMENTS).map(move |a| men * ADVANCEMENTS + a))
+    const STEPS: usize = ADVANCEMENTS + 3 * MAX_MEN;
+    (0..STEPS).flat_map(|step| {
+        (0..=MAX_MEN).rev().filter_map(move |men| {
+            let a = step.checked_sub(3 * (MAX_MEN - men))?;
+            (a < ADVANCEMENTS).then_some(men * ADVANCEMENTS + a)
+        })
+    })
 }
 
 /// The first of the four layers a capture from `layer` can lead to: a man
@@ -79,16 +80,6 @@ fn target_layer(layer: usize, target: usize) -> usize {
     } else {
         first_capture_layer(layer) + target - 1
     }
-}
-
-/// The bucket of a child of a position of `layer`, given the row of the man
-/// it took (0 for a regular move): the capture layers come in that order.
-#[inline(always)]
-fn bucket_of(layer: usize, child: u64, taken_row: u8) -> usize {
-    let target = usize::from(taken_row);
-    debug_assert!(target < TARGETS);
-    debug_assert_eq!(layer_of(child), Some(target_layer(layer, target)));
-    target * SHARDS + shard_of(child)
 }
 
 /// [`GameValue::before_move`] on a packed value: win and loss swap (kinds 3
@@ -119,63 +110,247 @@ fn best_move_value(children: impl Iterator<Item = Option<u16>>) -> u16 {
         .expect("at least one move")
 }
 
-/// The children of part of a layer, by bucket, and the keys the turn passes
-/// to (which are in the layer itself).
-struct Children {
-    buckets: Vec<Vec<u64>>,
-    passes: Vec<u64>,
+/// Marks `key` as reached in `seen` (by class); returns whether it was new.
+#[inline(always)]
+fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> bool {
+    let (class, i) = locate(key);
+    let words = seen[class].as_ref().expect("a child's class has room");
+    let (word, bit) = (&words[i / 64], 1 << (i % 64));
+    word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
 }
 
-impl Children {
-    /// Room for the children of about `parents` positions without growing.
-    fn with_capacity(parents: usize) -> Children {
-        let buckets = (0..BUCKETS)
-            .map(|b| {
-                Vec::with_capacity(if b < SHARDS {
-                    parents / 5
-                } else {
-                    parents / 32
-                })
-            })
-            .collect();
-        Children {
-            buckets,
+/// Keys per block of a list of children.
+const BLOCK: usize = 4096;
+
+/// Blocks of [`BLOCK`] keys' room, reused from layer to layer: the build
+/// touches fresh memory only as its lists grow, which on a virtual machine
+/// costs more than filling them.
+#[derive(Default)]
+struct Blocks(Mutex<Vec<Vec<u64>>>);
+
+impl Blocks {
+    /// An empty block.
+    fn take(&self) -> Vec<u64> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(BLOCK))
+    }
+
+    /// Takes back `blocks`, emptied.
+    fn give(&self, blocks: impl IntoIterator<Item = Vec<u64>>) {
+        let mut pool = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        pool.extend(blocks.into_iter().map(|mut b| {
+            b.clear();
+            b
+        }));
+    }
+}
+
+/// The children of part of a layer not reached before, by target (each a list
+/// of blocks), and the keys the turn passes to (which are in the layer
+/// itself).
+struct Found<'a> {
+    lists: [Vec<Vec<u64>>; TARGETS],
+    passes: Vec<u64>,
+    blocks: &'a Blocks,
+}
+
+impl<'a> Found<'a> {
+    /// Nothing found yet; blocks come from `blocks`.
+    fn new(blocks: &'a Blocks) -> Found<'a> {
+        Found {
+            lists: Default::default(),
             passes: Vec::new(),
+            blocks,
         }
     }
 
-    /// Adds the children of `key`, a position of `layer`.
-    fn add(&mut self, layer: usize, key: u64, out: &mut Out) {
-        match keymoves::next(key, out) {
-            Next::Moves { count, .. } => {
-                for (&c, &row) in out.keys[..count].iter().zip(&out.taken_row) {
-                    self.buckets[bucket_of(layer, c, row)].push(c);
+    /// Adds the children of `parents` not reached before, marking them in
+    /// `seen`, a batch at a time: first every child's mark is asked for,
+    /// then the marks are set, so that the memory reads overlap.
+    fn expand(mut self, seen: &[Option<Zeroed<AtomicU64>>], parents: &[AtomicU64]) -> Found<'a> {
+        const BATCH: usize = 32;
+        let mut out = Out::new();
+        let mut marks: Vec<(u64, u8, &AtomicU64, u64)> = Vec::new();
+        for part in parents.chunks(BATCH) {
+            marks.clear();
+            for key in part {
+                match keymoves::next(key.load(Relaxed), &mut out) {
+                    Next::Moves { count, captures } => {
+                        let block = (!captures).then(|| Block::of(out.keys[0]));
+                        for (&c, &row) in out.keys[..count].iter().zip(&out.taken_row) {
+                            let (class, i) =
+                                block.as_ref().map_or_else(|| locate(c), |b| b.locate(c));
+                            let words = seen[class].as_ref().expect("a child's class has room");
+                            let word = &words[i / 64];
+                            prefetch(word);
+                            marks.push((c, row, word, 1 << (i % 64)));
+                        }
+                    }
+                    Next::Pass(p) => self.passes.push(p),
+                    Next::Over => {}
                 }
             }
-            Next::Pass(p) => self.passes.push(p),
-            Next::Over => {}
+            for &(c, row, word, bit) in &marks {
+                if word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0 {
+                    let list = &mut self.lists[usize::from(row)];
+                    match list.last_mut() {
+                        Some(block) if block.len() < BLOCK => block.push(c),
+                        _ => {
+                            let mut block = self.blocks.take();
+                            block.push(c);
+                            list.push(block);
+                        }
+                    }
+                }
+            }
         }
+        self
     }
 }
 
-/// The keys in a shard table, in slot order.
-fn keys(t: &Table) -> impl Iterator<Item = u64> + '_ {
-    t.slots.iter().filter(|&&e| e != 0).map(|&e| e >> 16)
+/// Asks the CPU to start loading `x`.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is only a hint that never faults, and SSE is
+        // part of every x86_64 CPU.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
-/// The values of every position reachable from one start position, in layers.
-#[derive(Clone)]
+/// The first and second radix digits of a key's men of the side not moving.
+#[inline(always)]
+fn them_digits(key: u64) -> (usize, usize) {
+    (((key >> 27) & 511) as usize, ((key >> 18) & 511) as usize)
+}
+
+/// Writes the keys of `lists` to `out` (as long as all of them), sorted by the
+/// men of the side not moving, on all threads: first by the high digit, into
+/// `scratch`, then each run of equal high digits by the low one.
+fn sort_by_them(lists: &[Vec<u64>], scratch: &mut Vec<AtomicU64>, out: &[AtomicU64]) {
+    let n = out.len();
+    if n < 4 * CHUNK {
+        let mut all: Vec<u64> = lists.iter().flatten().copied().collect();
+        all.sort_unstable_by_key(|&k| k >> 18);
+        for (o, k) in out.iter().zip(all) {
+            o.store(k, Relaxed);
+        }
+        return;
+    }
+    if scratch.len() < n {
+        scratch.resize_with(n, || AtomicU64::new(0));
+    }
+    let scratch = &scratch[..n];
+    // where each list's keys of each high digit go
+    let mut starts: Vec<[usize; 512]> = lists
+        .par_iter()
+        .map(|list| {
+            let mut count = [0; 512];
+            for &k in list {
+                count[them_digits(k).0] += 1;
+            }
+            count
+        })
+        .collect();
+    let mut runs = [0; 513];
+    let mut at = 0;
+    for d in 0..512 {
+        runs[d] = at;
+        for s in &mut starts {
+            (s[d], at) = (at, at + s[d]);
+        }
+    }
+    runs[512] = at;
+    lists.par_iter().zip(starts).for_each(|(list, mut start)| {
+        for &k in list {
+            let d = them_digits(k).0;
+            scratch[start[d]].store(k, Relaxed);
+            start[d] += 1;
+        }
+    });
+    (0..512).into_par_iter().with_min_len(64).for_each(|d| {
+        let run = runs[d]..runs[d + 1];
+        let mut count = [0; 513];
+        for k in &scratch[run.clone()] {
+            count[them_digits(k.load(Relaxed)).1 + 1] += 1;
+        }
+        for i in 1..513 {
+            count[i] += count[i - 1];
+        }
+        for k in &scratch[run.clone()] {
+            let k = k.load(Relaxed);
+            let low = &mut count[them_digits(k).1];
+            out[run.start + *low].store(k, Relaxed);
+            *low += 1;
+        }
+    });
+}
+
+/// The positions of one material class that a game reaches, and their values.
+struct Class {
+    /// A bit per position of the class: reached.
+    seen: Zeroed<AtomicU64>,
+    /// Per word of `seen`: the bits set in the words before it.
+    before: Vec<u32>,
+    /// The packed value of each position reached, in index order (0 until
+    /// solved).
+    values: Zeroed<AtomicU16>,
+}
+
+impl Class {
+    /// The class whose reached positions are the bits of `seen`, unsolved.
+    fn new(seen: Zeroed<AtomicU64>) -> Class {
+        let mut before = Vec::with_capacity(seen.len());
+        let mut n = 0u32;
+        for w in seen.iter() {
+            before.push(n);
+            n += w.load(Relaxed).count_ones();
+        }
+        Class {
+            seen,
+            before,
+            values: Zeroed::new(n as usize),
+        }
+    }
+
+    /// Asks the CPU to start loading what [`Class::slot`] reads for `i`.
+    #[inline(always)]
+    fn prefetch_slot(&self, i: usize) {
+        prefetch(&self.seen[i / 64]);
+        prefetch(&self.before[i / 64]);
+    }
+
+    /// The value of position `i` if it was reached.
+    #[inline(always)]
+    fn slot(&self, i: usize) -> Option<&AtomicU16> {
+        let word = self.seen.get(i / 64)?.load(Relaxed);
+        let bit = 1 << (i % 64);
+        (word & bit != 0).then(|| {
+            &self.values[self.before[i / 64] as usize + (word & (bit - 1)).count_ones() as usize]
+        })
+    }
+}
+
+/// The values of every position reachable from one start position.
 pub(super) struct Layered {
-    /// By layer, either empty or [`SHARDS`] tables.
-    layers: Vec<Vec<Table>>,
+    /// By class number: the positions reached and their values.
+    classes: Vec<Option<Class>>,
     pub(super) len: usize,
 }
 
 impl Layered {
     /// A table that holds no position.
+    #[cfg(test)]
     pub(super) fn empty() -> Layered {
         Layered {
-            layers: vec![Vec::new(); LAYERS],
+            classes: (0..CLASSES).map(|_| None).collect(),
             len: 0,
         }
     }
@@ -189,140 +364,165 @@ impl Layered {
     /// If `start` has more than 12 men (more than any mini game starts with).
     pub(super) fn build(start: u64, progress: &mut dyn FnMut(usize)) -> Layered {
         let first = layer_of(start).expect("a mini start position has at most 12 men");
-        // by layer and shard: the lists of keys that reached it
-        let mut pending: Vec<Vec<Vec<Vec<u64>>>> = vec![vec![Vec::new(); SHARDS]; LAYERS];
-        pending[first][shard_of(start)].push(vec![start]);
-        let mut table = Layered::empty();
+        // every class a game from `start` can reach: no side gains men
+        let (us, them) = keymoves::split(start);
+        let side = us.count_ones().max(them.count_ones()) as usize;
+        let men = (us.count_ones() + them.count_ones()) as usize;
+        let reachable = |c: usize| {
+            let (u, t) = (c / (MAX_SIDE + 1), c % (MAX_SIDE + 1));
+            u <= side && t <= side && u + t <= men
+        };
+        let seen: Vec<Option<Zeroed<AtomicU64>>> = (0..CLASSES)
+            .map(|c| reachable(c).then(|| Zeroed::new(Self::size(c).div_ceil(64))))
+            .collect();
+        let mut len = 0;
+        // by layer: the lists of positions reached (forward sweep), then all
+        // of them, sorted (backward sweep)
+        let mut pending: Vec<Vec<Vec<u64>>> = vec![Vec::new(); LAYERS];
+        let mut arena = Arena::new();
+        let mut layers: Vec<[Run; 2]> = vec![[Run::default(); 2]; LAYERS];
+        let mut scratch = Vec::new();
+        let blocks = Blocks::default();
+        mark(&seen, start);
+        pending[first].push(vec![start]);
         for layer in forward_order() {
-            table.gather(layer, &mut pending);
-            progress(table.len);
+            let lists = std::mem::take(&mut pending[layer]);
+            if lists.is_empty() {
+                continue;
+            }
+            let n = lists.iter().map(Vec::len).sum();
+            let run = arena.alloc(n);
+            let keys = arena.get(run);
+            sort_by_them(&lists, &mut scratch, keys);
+            blocks.give(lists);
+            let found: Vec<Found> = keys
+                .par_chunks(CHUNK)
+                .fold(
+                    || Found::new(&blocks),
+                    |found, part| found.expand(&seen, part),
+                )
+                .collect();
+            // The positions the turn passes to belong to this layer; the ones
+            // not reached by a move are added and expanded after the others.
+            let passes: Vec<u64> = found
+                .iter()
+                .flat_map(|f| &f.passes)
+                .copied()
+                .filter(|&p| mark(&seen, p))
+                .collect();
+            let extra_run = arena.alloc(passes.len());
+            for (slot, p) in arena.get(extra_run).iter().zip(passes) {
+                slot.store(p, Relaxed);
+            }
+            let extra = Found::new(&blocks).expand(&seen, arena.get(extra_run));
+            debug_assert!(extra.passes.is_empty(), "a pass is followed by a move");
+            for f in found.into_iter().chain([extra]) {
+                for (target, list) in f.lists.into_iter().enumerate() {
+                    pending[target_layer(layer, target)].extend(list);
+                }
+            }
+            len += run.len() + extra_run.len();
+            progress(len);
+            layers[layer] = [run, extra_run];
         }
+        let table = Layered {
+            classes: seen
+                .into_par_iter()
+                .map(|seen| seen.map(Class::new))
+                .collect(),
+            len,
+        };
         let mut solved = 0;
         for layer in forward_order().rev() {
-            solved += table.solve_layer(layer);
+            let [moved, passed] = layers[layer].map(|run| arena.get(run));
+            if moved.is_empty() && passed.is_empty() {
+                continue;
+            }
+            moved
+                .par_chunks(CHUNK)
+                .chain(passed.par_chunks(CHUNK))
+                .for_each(|part| table.solve(part));
+            solved += moved.len() + passed.len();
             progress(solved);
         }
         table
     }
 
-    /// Forward sweep, one layer: its distinct positions from `pending`, then
-    /// their children into `pending`.
-    fn gather(&mut self, layer: usize, pending: &mut [Vec<Vec<Vec<u64>>>]) {
-        let incoming = std::mem::take(&mut pending[layer]);
-        if incoming.iter().all(Vec::is_empty) {
-            return;
-        }
-        let mut shards: Vec<Table> = incoming
-            .into_par_iter()
-            .map(|lists| {
-                let n: usize = lists.iter().map(Vec::len).sum();
-                let mut t = Table::with_capacity(n / 2);
-                for k in lists.into_iter().flatten() {
-                    t.insert_absent(k);
-                }
-                t
-            })
-            .collect();
-        let mut found: Vec<Children> = shards
-            .par_iter()
-            .map(|t| {
-                let mut c = Children::with_capacity(t.len);
-                let mut out = Out::new();
-                for k in keys(t) {
-                    c.add(layer, k, &mut out);
-                }
-                c
-            })
-            .collect();
-        // The positions the turn passes to belong to this layer; the ones not
-        // reached by a move are added and expanded here.
-        let mut extra = Children::with_capacity(0);
-        let mut out = Out::new();
-        for p in found.iter().flat_map(|c| &c.passes) {
-            if shards[shard_of(*p)].insert_absent(*p) {
-                extra.add(layer, *p, &mut out);
-            }
-        }
-        debug_assert!(extra.passes.is_empty(), "a pass is followed by a move");
-        found.push(extra);
-        for c in found {
-            for (b, keys) in c.buckets.into_iter().enumerate() {
-                if !keys.is_empty() {
-                    pending[target_layer(layer, b / SHARDS)][b % SHARDS].push(keys);
-                }
-            }
-        }
-        self.len += shards.iter().map(|t| t.len).sum::<usize>();
-        self.layers[layer] = shards;
+    /// The positions of class number `class`.
+    fn size(class: usize) -> usize {
+        class_size(class / (MAX_SIDE + 1), class % (MAX_SIDE + 1))
     }
 
-    /// Backward sweep, one layer: every position's value from its children's,
-    /// which are all in layers solved before. Returns the positions solved.
-    fn solve_layer(&mut self, layer: usize) -> usize {
-        let mut shards = std::mem::take(&mut self.layers[layer]);
-        let this = &*self;
-        shards
-            .par_iter_mut()
-            .for_each(|t| this.solve_slots(layer, &mut t.slots));
-        let n = shards.iter().map(|t| t.len).sum();
-        self.layers[layer] = shards;
-        n
-    }
-
-    /// Solves the positions in `slots` (of layer `layer`), a batch at a time:
-    /// first every child's slot is found and asked for, then the values are
-    /// read, so that the memory reads overlap.
-    fn solve_slots(&self, layer: usize, slots: &mut [u64]) {
-        const BATCH: usize = 16;
+    /// Solves `keys`, whose children are all solved, a batch at a time:
+    /// first every value the batch reads or writes is found and asked for,
+    /// then the values are computed, so that the memory reads overlap.
+    fn solve(&self, keys: &[AtomicU64]) {
+        const BATCH: usize = 32;
         let mut out = Out::new();
-        // per position of the batch: its slot, the end of its probes, and its
-        // value when it is known without them
-        let mut batch_at: Vec<(usize, usize, Option<GameValue>)> = Vec::with_capacity(BATCH);
-        let mut probes: Vec<(&Table, usize, u64)> = Vec::new();
-        for batch in slots.chunks_mut(BATCH) {
-            batch_at.clear();
-            probes.clear();
-            for (i, &slot) in batch.iter().enumerate() {
-                if slot == 0 {
-                    continue;
-                }
-                let key = slot >> 16;
+        // per position of the batch: its own place, the end of its children's
+        // in `reads`, and its value when known without them
+        let mut batch: Vec<((&Class, usize), usize, Option<u16>)> = Vec::with_capacity(BATCH);
+        let mut reads: Vec<(&Class, usize)> = Vec::new();
+        let mut slots: Vec<Option<&AtomicU16>> = Vec::new();
+        for part in keys.chunks(BATCH) {
+            batch.clear();
+            reads.clear();
+            for key in part {
+                let key = key.load(Relaxed);
                 let known = match keymoves::next(key, &mut out) {
-                    Next::Moves { count, .. } => {
-                        for (&c, &row) in out.keys[..count].iter().zip(&out.taken_row) {
-                            let t =
-                                &self.layers[target_layer(layer, usize::from(row))][shard_of(c)];
-                            debug_assert_eq!(layer_of(c), Some(target_layer(layer, row.into())));
-                            let at = t.home(c);
-                            t.prefetch_slot(at);
-                            probes.push((t, at, c));
+                    Next::Moves { count, captures } => {
+                        let block = (!captures).then(|| Block::of(out.keys[0]));
+                        for &c in &out.keys[..count] {
+                            let (class, i) =
+                                block.as_ref().map_or_else(|| locate(c), |b| b.locate(c));
+                            let class = self.class(class);
+                            class.prefetch_slot(i);
+                            reads.push((class, i));
                         }
                         None
                     }
-                    Next::Pass(p) => Some(self.after_pass(p)),
+                    Next::Pass(p) => Some(self.after_pass(p).pack()),
                     Next::Over => {
                         let (us, them) = keymoves::split(key);
-                        Some(GameValue::finished(us.count_ones(), them.count_ones()))
+                        Some(GameValue::finished(us.count_ones(), them.count_ones()).pack())
                     }
                 };
-                batch_at.push((i, probes.len(), known));
+                let (class, i) = locate(key);
+                let class = self.class(class);
+                class.prefetch_slot(i);
+                batch.push(((class, i), reads.len(), known));
             }
+            slots.clear();
+            slots.extend(reads.iter().map(|&(class, i)| {
+                let slot = class.slot(i);
+                if let Some(v) = slot {
+                    prefetch(v);
+                }
+                slot
+            }));
             let mut first = 0;
-            for &(i, end, known) in &batch_at {
-                let packed = known.map_or_else(
-                    || {
-                        best_move_value(
-                            probes[first..end]
-                                .iter()
-                                .map(|&(t, at, c)| t.get_packed_from(at, c)),
-                        )
-                    },
-                    GameValue::pack,
-                );
+            for &((class, i), end, known) in &batch {
+                let packed = known.unwrap_or_else(|| {
+                    best_move_value(slots[first..end].iter().map(|v| {
+                        let v = (*v)?.load(Relaxed);
+                        (v != 0).then_some(v)
+                    }))
+                });
                 first = end;
-                batch[i] = ((batch[i] >> 16) << 16) | u64::from(packed);
+                class
+                    .slot(i)
+                    .expect("a position solved was reached")
+                    .store(packed, Relaxed);
             }
         }
+    }
+
+    /// The class numbered `class`, which a game reaches.
+    #[inline(always)]
+    fn class(&self, class: usize) -> &Class {
+        self.classes[class]
+            .as_ref()
+            .expect("a reached class has room")
     }
 
     /// The value, for the side passing, of a pass to `key`.
@@ -331,31 +531,40 @@ impl Layered {
         let Next::Moves { count, .. } = keymoves::next(key, &mut out) else {
             unreachable!("the turn passes only to a side that can move")
         };
-        let value = best_move_value(
-            out.keys[..count]
-                .iter()
-                .map(|&c| self.shard(c).and_then(|t| t.get_packed_from(t.home(c), c))),
-        );
+        let value = best_move_value(out.keys[..count].iter().map(|&c| self.get_packed(c)));
         GameValue::unpack(packed_before_move(value))
     }
 
+    /// The packed value of `key`, if the table holds it.
     #[inline(always)]
-    fn shard(&self, key: u64) -> Option<&Table> {
-        let layer = self.layers.get(layer_of(key)?)?;
-        layer.get(shard_of(key))
+    fn get_packed(&self, key: u64) -> Option<u16> {
+        let (us, them) = keymoves::split(key);
+        if us.count_ones() as usize > MAX_SIDE || them.count_ones() as usize > MAX_SIDE {
+            return None;
+        }
+        let (class, i) = locate(key);
+        let v = self.classes[class].as_ref()?.slot(i)?.load(Relaxed);
+        (v != 0).then_some(v)
     }
 
     /// The value of `key`, if the table holds it.
     #[inline]
     pub(super) fn get(&self, key: u64) -> Option<GameValue> {
-        self.shard(key)?.get(key)
+        self.get_packed(key).map(GameValue::unpack)
     }
 
-    /// Asks the CPU to start loading `key`'s slot.
+    /// Asks the CPU to start loading what finding `key`'s value reads first.
     #[inline(always)]
     pub(super) fn prefetch(&self, key: u64) {
-        if let Some(t) = self.shard(key) {
-            t.prefetch(key);
+        let (us, them) = keymoves::split(key);
+        if us.count_ones() as usize > MAX_SIDE || them.count_ones() as usize > MAX_SIDE {
+            return;
+        }
+        let (class, i) = locate(key);
+        if let Some(class) = &self.classes[class] {
+            if i / 64 < class.seen.len() {
+                class.prefetch_slot(i);
+            }
         }
     }
 
@@ -368,11 +577,25 @@ impl Layered {
     /// Every key in the table.
     #[cfg(test)]
     pub(super) fn keys(&self) -> impl Iterator<Item = u64> + '_ {
-        self.layers.iter().flatten().flat_map(keys)
+        self.classes.iter().enumerate().flat_map(|(c, class)| {
+            let (us, them) = (c / (MAX_SIDE + 1), c % (MAX_SIDE + 1));
+            class.iter().flat_map(move |class| {
+                class.seen.iter().enumerate().flat_map(move |(w, word)| {
+                    let word = word.load(Relaxed);
+                    (0..64)
+                        .filter(move |b| word >> b & 1 == 1)
+                        .map(move |b| super::index::key_at(us, them, w * 64 + b))
+                })
+            })
+        })
     }
 
-    /// Bytes of memory the tables occupy.
+    /// Bytes of memory the table occupies.
     pub(super) fn bytes(&self) -> usize {
-        self.layers.iter().flatten().map(Table::bytes).sum()
+        self.classes
+            .iter()
+            .flatten()
+            .map(|c| c.seen.len() * 8 + c.before.len() * 4 + c.values.len() * 2)
+            .sum()
     }
 }

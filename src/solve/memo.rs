@@ -122,32 +122,6 @@ impl Table {
         self.len += 1;
     }
 
-    /// Inserts `key` with no value yet (its slot reads as 0 in the low 16
-    /// bits) unless it is there already; returns whether it was new.
-    #[inline]
-    pub(super) fn insert_absent(&mut self, key: u64) -> bool {
-        if (self.len + 1) * 5 > self.slots.len() * 4 {
-            self.resize(self.slots.len() * 2);
-        }
-        let n = self.slots.len();
-        let mut i = self.home(key);
-        loop {
-            let e = self.slots[i];
-            if e == 0 {
-                self.slots[i] = key << 16;
-                self.len += 1;
-                return true;
-            }
-            if e >> 16 == key {
-                return false;
-            }
-            i += 1;
-            if i == n {
-                i = 0;
-            }
-        }
-    }
-
     #[inline]
     pub(super) fn place(&mut self, entry: u64) {
         let n = self.slots.len();

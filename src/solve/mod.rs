@@ -19,21 +19,26 @@
 //! The start position reaches [`START_POSITIONS`] positions. `MiniSolver`
 //! solves them one by one (memoised negamax, one thread, about 10 s);
 //! `MiniTablebase::build` solves them layer by layer (men on the board, then
-//! advancement) on all threads, several times faster.
+//! advancement) on all threads, in about 1.6 s on two cores, and keeps their
+//! values in 62 MB.
 //!
 //! - [`value`]: `GameValue`, a position's exact value.
 //! - [`memo`]: position keys and the compact map from keys to values.
 //! - [`keymoves`]: the moves of a position made directly on its key.
+//! - [`index`]: a dense numbering of the positions of each material class.
+//! - [`zeroed`]: large zero-filled arrays on huge pages, for the build.
 //! - [`layered`]: the layer-by-layer build of every reachable position.
 //! - [`solver`]: `MiniSolver`, memoised negamax over the game DAG.
 //! - [`table`]: `MiniTablebase`, the shared table of every reachable position.
 
+mod index;
 mod keymoves;
 mod layered;
 mod memo;
 mod solver;
 mod table;
 mod value;
+mod zeroed;
 
 pub use solver::{MiniSolver, START_POSITIONS};
 pub use table::MiniTablebase;

@@ -128,15 +128,13 @@ fn tablebase_answers_outside_positions() {
 }
 
 #[test]
-fn table_grows_and_inserts_each_key_once() {
+fn table_grows_and_keeps_every_value() {
     let mut t = Table::new();
     for k in 0..100_000u64 {
         t.insert_new(k | (1 << 37), GameValue::draw((k % 100) as u32));
     }
     assert_eq!(t.len, 100_000);
-    assert!(!t.insert_absent(5 | (1 << 37)));
-    assert!(t.insert_absent(100_005 | (1 << 37)));
-    assert_eq!(t.len, 100_001);
+    assert_eq!(t.get(100_005 | (1 << 37)), None);
     for k in 0..100_000u64 {
         assert_eq!(
             t.get(k | (1 << 37)),
