@@ -42,10 +42,14 @@ pub(super) enum Zeroed<T: Zero> {
 
 impl<T: Zero> Zeroed<T> {
     /// `len` zeroes.
+    /// (An array smaller than a huge page is an ordinary allocation: a
+    /// mapping would take a whole huge page as soon as it is touched.)
     pub(super) fn new(len: usize) -> Zeroed<T> {
         #[cfg(target_os = "linux")]
-        if let Some(m) = mapping::Mapping::zeroed(len) {
-            return Zeroed::Mapped(m);
+        if len.saturating_mul(std::mem::size_of::<T>()) >= mapping::HUGE {
+            if let Some(m) = mapping::Mapping::zeroed(len) {
+                return Zeroed::Mapped(m);
+            }
         }
         Zeroed::Boxed((0..len).map(|_| T::zero()).collect())
     }
@@ -70,7 +74,7 @@ mod mapping {
     use std::ptr::NonNull;
 
     /// The huge page size the mapping is aligned to.
-    const HUGE: usize = 2 << 20;
+    pub(super) const HUGE: usize = 2 << 20;
 
     /// Values in a private anonymous mapping, aligned to 2 MiB and advised to
     /// use transparent huge pages.
