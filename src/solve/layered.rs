@@ -599,3 +599,77 @@ impl Layered {
             .sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys spread over the board, from a simple generator.
+    fn keys(n: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                keymoves::join((x >> 20) as u32 & 0x3_ffff, (x >> 40) as u32 & 0x3_ffff)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sorting_by_the_side_not_moving_keeps_every_key() {
+        let mut scratch = Vec::new();
+        // both the small path and the radix path, lists of uneven lengths
+        for (n, seed) in [
+            (0, 1),
+            (7, 2),
+            (4 * CHUNK - 1, 3),
+            (50_000, 4),
+            (200_003, 5),
+        ] {
+            let all = keys(n, seed);
+            let lists: Vec<Vec<u64>> = all.chunks(977).map(<[u64]>::to_vec).collect();
+            let out: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+            sort_by_them(&lists, &mut scratch, &out);
+            let got: Vec<u64> = out.iter().map(|k| k.load(Relaxed)).collect();
+            assert!(
+                got.windows(2).all(|w| w[0] >> 18 <= w[1] >> 18),
+                "{n}: not sorted"
+            );
+            let (mut a, mut b) = (all.clone(), got);
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "{n}: not the same keys");
+        }
+    }
+
+    #[test]
+    fn layers_come_after_every_layer_that_reaches_them() {
+        let order: Vec<usize> = forward_order().collect();
+        let mut at = vec![usize::MAX; LAYERS];
+        for (i, &l) in order.iter().enumerate() {
+            assert_eq!(at[l], usize::MAX, "layer {l} twice");
+            at[l] = i;
+        }
+        assert!(at.iter().all(|&i| i != usize::MAX), "a layer is missing");
+        for layer in 0..LAYERS {
+            let (men, a) = (layer / ADVANCEMENTS, layer % ADVANCEMENTS);
+            if a + 1 < ADVANCEMENTS {
+                assert!(
+                    at[layer] < at[target_layer(layer, 0)],
+                    "regular move from {layer}"
+                );
+            }
+            // a capture: a man fewer, advancement a - 2 to a + 1
+            for target in 1..TARGETS {
+                let after = (a + target).checked_sub(3).filter(|&b| b < ADVANCEMENTS);
+                if let (true, Some(b)) = (men >= 2, after) {
+                    let t = target_layer(layer, target);
+                    assert_eq!(t, (men - 1) * ADVANCEMENTS + b);
+                    assert!(at[layer] < at[t], "capture from {layer} to {t}");
+                }
+            }
+        }
+    }
+}

@@ -205,3 +205,48 @@ impl<T: Zero> Arena<T> {
         &self.blocks[run.block][run.start..run.start + run.len]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn arrays_start_zeroed_both_small_and_large() {
+        for len in [0, 1, 1000, 3 << 20] {
+            let z: Zeroed<AtomicU64> = Zeroed::new(len);
+            assert_eq!(z.len(), len);
+            assert!(z.iter().step_by(4093).all(|x| x.load(Relaxed) == 0));
+            if let Some(last) = z.last() {
+                last.store(7, Relaxed);
+                assert_eq!(last.load(Relaxed), 7);
+            }
+        }
+        let z: Zeroed<AtomicU16> = Zeroed::new(5 << 20);
+        assert!(z.iter().step_by(4093).all(|x| x.load(Relaxed) == 0));
+    }
+
+    #[test]
+    fn arena_runs_are_zeroed_and_disjoint() {
+        let mut arena: Arena<AtomicU64> = Arena::new();
+        // small runs share a block; a run larger than a block gets its own
+        let runs: Vec<Run> = [10, 0, 5000, 9 << 20, 3, Arena::<AtomicU64>::BLOCK]
+            .iter()
+            .map(|&n| arena.alloc(n))
+            .collect();
+        for (i, &r) in runs.iter().enumerate() {
+            let s = arena.get(r);
+            assert_eq!(s.len(), r.len());
+            assert!(s.iter().all(|x| x.load(Relaxed) == 0), "run {i} not zeroed");
+            for x in s {
+                x.store(i as u64 + 1, Relaxed);
+            }
+        }
+        for (i, &r) in runs.iter().enumerate() {
+            assert!(
+                arena.get(r).iter().all(|x| x.load(Relaxed) == i as u64 + 1),
+                "run {i} overlaps"
+            );
+        }
+    }
+}
