@@ -268,6 +268,7 @@ fn sort_by_them(lists: &[Vec<u64>], scratch: &mut Vec<AtomicU64>, out: &[AtomicU
         }
     }
     runs[512] = at;
+    debug_assert_eq!(at, n, "the output is as long as the lists");
     lists.par_iter().zip(starts).for_each(|(list, mut start)| {
         for &k in list {
             let d = them_digits(k).0;
