@@ -86,6 +86,14 @@ fn exact_score(v: crate::solve::GameValue, ply: usize) -> i32 {
     }
 }
 
+/// Plies to take off a late quiet move's search: one, plus more the deeper
+/// the node and the later the move (one fewer at a principal-variation node).
+#[inline]
+fn late_move_reduction(depth: i32, rank: usize, pv: bool) -> i32 {
+    let more = (f64::from(depth).ln() * (rank as f64).ln() / 2.2) as i32;
+    (1 + more - i32::from(pv)).max(1)
+}
+
 /// ProbCut: the least depth, how much shallower the test search is, and the
 /// margin (centi-men) it must clear beta by.
 const PROBCUT_DEPTH: i32 = 6;
@@ -322,11 +330,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             } else {
                 let quietm = !m.is_capture() && (keys.get(i) >> 8) < (1 << 28) - 1;
                 let r = if !TRACE && depth >= 3 && rank >= 2 && quietm && new_depth < depth {
-                    if rank >= 6 && depth >= 6 {
-                        2
-                    } else {
-                        1
-                    }
+                    late_move_reduction(depth, rank, beta - alpha > 1).min(new_depth - 1)
                 } else {
                     0
                 };
