@@ -139,8 +139,15 @@ pub(super) const fn class_number(us: usize, them: usize) -> usize {
     us * (MAX_SIDE + 1) + them
 }
 
-/// The positions of class (`us`, `them`) men: C(18, us) · C(18 - us, them).
-pub(super) fn class_size(us: usize, them: usize) -> usize {
+/// The men of the mover and of the other side of class number `class`.
+#[inline(always)]
+pub(super) const fn class_sides(class: usize) -> (usize, usize) {
+    (class / (MAX_SIDE + 1), class % (MAX_SIDE + 1))
+}
+
+/// The positions of class number `class`: C(18, us) · C(18 - us, them).
+pub(super) fn class_size(class: usize) -> usize {
+    let (us, them) = class_sides(class);
     BINOMIAL[SQUARES][us] as usize * block(us, them)
 }
 
@@ -207,6 +214,15 @@ impl Block {
     }
 }
 
+/// [`locate`] for any key: `None` when a side has more than [`MAX_SIDE`]
+/// men, so that no class holds it.
+#[inline(always)]
+pub(super) fn locate_checked(key: u64) -> Option<(usize, usize)> {
+    let (us, them) = keymoves::split(key);
+    (us.count_ones() as usize <= MAX_SIDE && them.count_ones() as usize <= MAX_SIDE)
+        .then(|| locate(key))
+}
+
 /// The set of `k` squares (of 18) with colex rank `r`.
 #[cfg(test)]
 fn unrank(mut r: u32, k: usize) -> u32 {
@@ -258,7 +274,7 @@ mod tests {
             (3, 2),
             (2, 2),
         ] {
-            let size = class_size(us, them);
+            let size = class_size(class_number(us, them));
             let mut hit = vec![false; size];
             for ours in 0..=FULL {
                 if ours.count_ones() as usize != us {
@@ -285,13 +301,13 @@ mod tests {
             }
             assert!(hit.iter().all(|&h| h), "{us} {them}: not dense");
         }
-        assert_eq!(class_size(6, 6), 18_564 * 924);
+        assert_eq!(class_size(class_number(6, 6)), 18_564 * 924);
     }
 
     #[test]
     fn a_block_locates_like_a_key() {
         for (us, them) in [(6, 6), (3, 5), (1, 1), (5, 2)] {
-            let size = class_size(us, them);
+            let size = class_size(class_number(us, them));
             for i in (0..size).step_by(size / 500 + 1) {
                 let key = key_at(us, them, i);
                 let block = Block::of(key);
@@ -311,7 +327,7 @@ mod tests {
     #[test]
     fn large_classes_round_trip() {
         for (us, them) in [(6, 6), (6, 5), (4, 6), (9, 9), (12, 6)] {
-            let size = class_size(us, them);
+            let size = class_size(class_number(us, them));
             for i in [0, 1, size / 3, size / 2 + 7, size - 1] {
                 let key = key_at(us, them, i);
                 assert_eq!(locate(key), (class_number(us, them), i), "{us} {them} {i}");

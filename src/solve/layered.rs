@@ -19,8 +19,9 @@
 //! Before a layer is expanded its list is sorted by the men of the side not
 //! moving, whose children then lie close together in those arrays.
 
-use super::index::{class_size, locate, Block, CLASSES, MAX_SIDE};
+use super::index::{class_sides, class_size, locate, locate_checked, Block, CLASSES};
 use super::keymoves::{self, Next, Out};
+use super::memo::prefetch;
 use super::zeroed::{Arena, Run, Zeroed};
 use super::GameValue;
 use rayon::prelude::*;
@@ -115,7 +116,13 @@ fn best_move_value(children: impl Iterator<Item = Option<u16>>) -> u16 {
 fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> bool {
     let (class, i) = locate(key);
     let words = seen[class].as_ref().expect("a child's class has room");
-    let (word, bit) = (&words[i / 64], 1 << (i % 64));
+    set_new(&words[i / 64], 1 << (i % 64))
+}
+
+/// Sets `bit` of `word`; returns whether it was clear (the locked operation
+/// only when a plain load says so: most children were reached before).
+#[inline(always)]
+fn set_new(word: &AtomicU64, bit: u64) -> bool {
     word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
 }
 
@@ -194,7 +201,7 @@ impl<'a> Found<'a> {
                 }
             }
             for &(c, row, word, bit) in &marks {
-                if word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0 {
+                if set_new(word, bit) {
                     let list = &mut self.lists[usize::from(row)];
                     match list.last_mut() {
                         Some(block) if block.len() < BLOCK => block.push(c),
@@ -209,20 +216,6 @@ impl<'a> Found<'a> {
         }
         self
     }
-}
-
-/// Asks the CPU to start loading `x`.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is only a hint that never faults, and SSE is
-        // part of every x86_64 CPU.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// The first and second radix digits of a key's men of the side not moving.
@@ -343,7 +336,6 @@ impl Class {
 pub(super) struct Layered {
     /// By class number: the positions reached and their values.
     classes: Vec<Option<Class>>,
-    pub(super) len: usize,
 }
 
 impl Layered {
@@ -352,7 +344,6 @@ impl Layered {
     pub(super) fn empty() -> Layered {
         Layered {
             classes: (0..CLASSES).map(|_| None).collect(),
-            len: 0,
         }
     }
 
@@ -368,13 +359,13 @@ impl Layered {
         // every class a game from `start` can reach: no side gains men
         let (us, them) = keymoves::split(start);
         let side = us.count_ones().max(them.count_ones()) as usize;
-        let men = (us.count_ones() + them.count_ones()) as usize;
+        let men = keymoves::men(start) as usize;
         let reachable = |c: usize| {
-            let (u, t) = (c / (MAX_SIDE + 1), c % (MAX_SIDE + 1));
+            let (u, t) = class_sides(c);
             u <= side && t <= side && u + t <= men
         };
         let seen: Vec<Option<Zeroed<AtomicU64>>> = (0..CLASSES)
-            .map(|c| reachable(c).then(|| Zeroed::new(Self::size(c).div_ceil(64))))
+            .map(|c| reachable(c).then(|| Zeroed::new(class_size(c).div_ceil(64))))
             .collect();
         let mut len = 0;
         // by layer: the lists of positions reached (forward sweep), then all
@@ -431,7 +422,6 @@ impl Layered {
                 .into_par_iter()
                 .map(|seen| seen.map(Class::new))
                 .collect(),
-            len,
         };
         let mut solved = 0;
         for layer in forward_order().rev() {
@@ -449,20 +439,15 @@ impl Layered {
         table
     }
 
-    /// The positions of class number `class`.
-    fn size(class: usize) -> usize {
-        class_size(class / (MAX_SIDE + 1), class % (MAX_SIDE + 1))
-    }
-
     /// Solves `keys`, whose children are all solved, a batch at a time:
     /// first every value the batch reads or writes is found and asked for,
     /// then the values are computed, so that the memory reads overlap.
     fn solve(&self, keys: &[AtomicU64]) {
         const BATCH: usize = 32;
         let mut out = Out::new();
-        // per position of the batch: its own place, the end of its children's
-        // in `reads`, and its value when known without them
-        let mut batch: Vec<((&Class, usize), usize, Option<u16>)> = Vec::with_capacity(BATCH);
+        // per position of the batch: its own place (in `reads` too, after its
+        // children's), and its value when known without them
+        let mut batch: Vec<(usize, Option<u16>)> = Vec::with_capacity(BATCH);
         let mut reads: Vec<(&Class, usize)> = Vec::new();
         let mut slots: Vec<Option<&AtomicU16>> = Vec::new();
         for part in keys.chunks(BATCH) {
@@ -491,7 +476,8 @@ impl Layered {
                 let (class, i) = locate(key);
                 let class = self.class(class);
                 class.prefetch_slot(i);
-                batch.push(((class, i), reads.len(), known));
+                reads.push((class, i));
+                batch.push((reads.len() - 1, known));
             }
             slots.clear();
             slots.extend(reads.iter().map(|&(class, i)| {
@@ -502,16 +488,15 @@ impl Layered {
                 slot
             }));
             let mut first = 0;
-            for &((class, i), end, known) in &batch {
+            for &(own, known) in &batch {
                 let packed = known.unwrap_or_else(|| {
-                    best_move_value(slots[first..end].iter().map(|v| {
+                    best_move_value(slots[first..own].iter().map(|v| {
                         let v = (*v)?.load(Relaxed);
                         (v != 0).then_some(v)
                     }))
                 });
-                first = end;
-                class
-                    .slot(i)
+                first = own + 1;
+                slots[own]
                     .expect("a position solved was reached")
                     .store(packed, Relaxed);
             }
@@ -536,14 +521,15 @@ impl Layered {
         GameValue::unpack(packed_before_move(value))
     }
 
+    /// The number of positions in the table.
+    pub(super) fn len(&self) -> usize {
+        self.classes.iter().flatten().map(|c| c.values.len()).sum()
+    }
+
     /// The packed value of `key`, if the table holds it.
     #[inline(always)]
     fn get_packed(&self, key: u64) -> Option<u16> {
-        let (us, them) = keymoves::split(key);
-        if us.count_ones() as usize > MAX_SIDE || them.count_ones() as usize > MAX_SIDE {
-            return None;
-        }
-        let (class, i) = locate(key);
+        let (class, i) = locate_checked(key)?;
         let v = self.classes[class].as_ref()?.slot(i)?.load(Relaxed);
         (v != 0).then_some(v)
     }
@@ -557,11 +543,9 @@ impl Layered {
     /// Asks the CPU to start loading what finding `key`'s value reads first.
     #[inline(always)]
     pub(super) fn prefetch(&self, key: u64) {
-        let (us, them) = keymoves::split(key);
-        if us.count_ones() as usize > MAX_SIDE || them.count_ones() as usize > MAX_SIDE {
+        let Some((class, i)) = locate_checked(key) else {
             return;
-        }
-        let (class, i) = locate(key);
+        };
         if let Some(class) = &self.classes[class] {
             if i / 64 < class.seen.len() {
                 class.prefetch_slot(i);
@@ -579,7 +563,7 @@ impl Layered {
     #[cfg(test)]
     pub(super) fn keys(&self) -> impl Iterator<Item = u64> + '_ {
         self.classes.iter().enumerate().flat_map(|(c, class)| {
-            let (us, them) = (c / (MAX_SIDE + 1), c % (MAX_SIDE + 1));
+            let (us, them) = class_sides(c);
             class.iter().flat_map(move |class| {
                 class.seen.iter().enumerate().flat_map(move |(w, word)| {
                     let word = word.load(Relaxed);

@@ -100,16 +100,7 @@ impl Table {
     /// Asks the CPU to start loading slot `i`.
     #[inline(always)]
     pub(super) fn prefetch_slot(&self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.slots[i..].as_ptr().cast::<i8>();
-            // SAFETY: a prefetch is only a hint that never faults, and SSE is
-            // part of every x86_64 CPU.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
+        prefetch(&self.slots[i]);
     }
 
     /// Inserts a key known to be absent.
@@ -147,4 +138,18 @@ impl Table {
     pub(super) fn bytes(&self) -> usize {
         self.slots.len() * std::mem::size_of::<u64>()
     }
+}
+
+/// Asks the CPU to start loading `x` (a hint: nothing on other targets).
+#[inline(always)]
+pub(super) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is only a hint that never faults, and SSE is
+        // part of every x86_64 CPU.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }

@@ -25,7 +25,7 @@ pub struct MiniTablebase {
 impl fmt::Debug for MiniTablebase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MiniTablebase")
-            .field("positions", &self.main.len)
+            .field("positions", &self.main.len())
             .finish_non_exhaustive()
     }
 }
@@ -125,13 +125,13 @@ impl MiniTablebase {
     /// The number of positions in the precomputed set.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.main.len
+        self.main.len()
     }
 
     /// Whether the precomputed set is empty (never, once built).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.main.len == 0
+        self.main.len() == 0
     }
 
     /// Bytes of memory the precomputed table occupies.

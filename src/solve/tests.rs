@@ -274,8 +274,8 @@ fn layered_table_agrees_with_the_solver_on_every_position() {
         let start = pos(fen);
         let mut steps = Vec::new();
         let table = Layered::build(key_of(&start), &mut |n| steps.push(n));
-        assert!(table.len > 100, "{fen}: {}", table.len);
-        assert_eq!(steps.last(), Some(&table.len), "{fen}");
+        assert!(table.len() > 100, "{fen}: {}", table.len());
+        assert_eq!(steps.last(), Some(&table.len()), "{fen}");
         let mut solver = MiniSolver::new();
         let mut checked = 0;
         for key in table.keys() {
@@ -288,12 +288,12 @@ fn layered_table_agrees_with_the_solver_on_every_position() {
             );
             checked += 1;
         }
-        assert_eq!(checked, table.len);
+        assert_eq!(checked, table.len());
         assert_eq!(table.get(key_of(&start)), Some(solver.value(&start)));
         // the solver, asked for the start, visits exactly the positions reached
         let mut fresh = MiniSolver::new();
         fresh.value(&start);
-        assert_eq!(fresh.len(), table.len, "{fen}");
+        assert_eq!(fresh.len(), table.len(), "{fen}");
     }
 }
 
