@@ -499,6 +499,8 @@ struct SolveArgs {
 
 fn run_solve(a: &SolveArgs) -> Result<(), String> {
     use kingme::solve::MiniTablebase;
+    // RUST_LOG=kingme=debug shows the build's phases
+    kingme::server::init_logging("warn");
     if a.variant != Variant::Mini {
         return Err(format!(
             "variant {} can't be solved: only mini is small enough",

@@ -506,7 +506,7 @@ impl Engine {
 }
 
 /// The exact mini-checkers table if it is built. Otherwise the first call starts
-/// building it on a background thread (about 3 CPU-seconds and 0.3 GB at the
+/// building it on a background thread (about 2 CPU-seconds and 0.3 GB at the
 /// peak, 62 MB kept, once per process), unless the environment variable `KINGME_MINI_TABLE` is `off`.
 #[must_use]
 pub fn mini_table() -> Option<&'static MiniTablebase> {

@@ -113,14 +113,20 @@ const fn compress_table() -> [[u8; 64]; 64] {
 
 /// The colex rank of a set of squares among the sets of as many squares.
 #[inline(always)]
-fn rank(set: u32) -> u32 {
+pub(super) fn rank(set: u32) -> u32 {
     let low = set & 511;
     RANK_LOW[low as usize] + RANK_HIGH[(set >> 9) as usize][low.count_ones() as usize]
 }
 
+/// The bits of `x` (6 bits) at the squares of `mask` (6 bits), packed down.
+#[inline(always)]
+pub(super) fn compress_piece(x: u32, mask: u32) -> u32 {
+    u32::from(COMPRESS[x as usize][mask as usize])
+}
+
 /// The bits of `x` at the squares of `mask`, packed down.
 #[inline(always)]
-fn compress(x: u32, mask: u32) -> u32 {
+pub(super) fn compress(x: u32, mask: u32) -> u32 {
     let (m0, m1) = (mask & 63, (mask >> 6) & 63);
     let (n0, n1) = (m0.count_ones(), m1.count_ones());
     u32::from(COMPRESS[(x & 63) as usize][m0 as usize])
@@ -153,7 +159,7 @@ pub(super) fn class_size(class: usize) -> usize {
 
 /// The positions of class (`us`, `them`) that share the mover's men.
 #[inline(always)]
-fn block(us: usize, them: usize) -> usize {
+pub(super) fn block(us: usize, them: usize) -> usize {
     BINOMIAL[SQUARES - us][them] as usize
 }
 
@@ -164,54 +170,6 @@ pub(super) fn locate(key: u64) -> (usize, usize) {
     let (nu, nt) = (us.count_ones() as usize, them.count_ones() as usize);
     let index = rank(us) as usize * block(nu, nt) + rank(compress(them, !us & FULL)) as usize;
     (class_number(nu, nt), index)
-}
-
-/// What the keys with the same mover's men have in common, to locate many of
-/// them at once (the children of a position by regular moves).
-pub(super) struct Block {
-    class: usize,
-    /// The index of the first position of the block.
-    base: usize,
-    /// The squares the other side's men can be on.
-    free: u32,
-    /// The other side's men of one key of the block, and their packed form.
-    reference: u32,
-    packed: u32,
-}
-
-impl Block {
-    /// The block of `key`.
-    #[inline(always)]
-    pub(super) fn of(key: u64) -> Block {
-        let (us, them) = keymoves::split(key);
-        let (nu, nt) = (us.count_ones() as usize, them.count_ones() as usize);
-        let free = !us & FULL;
-        Block {
-            class: class_number(nu, nt),
-            base: rank(us) as usize * block(nu, nt),
-            free,
-            reference: them,
-            packed: compress(them, free),
-        }
-    }
-
-    /// The class number and index of `key`, which must be in the block (the
-    /// same men for the mover, as many for the other side).
-    #[inline(always)]
-    pub(super) fn locate(&self, key: u64) -> (usize, usize) {
-        let (us, them) = keymoves::split(key);
-        debug_assert_eq!(us, !self.free & FULL);
-        debug_assert_eq!(them.count_ones(), self.reference.count_ones());
-        // packing keeps the squares' order, so each man that differs from the
-        // reference flips one bit of the packed form
-        let (mut packed, mut diff) = (self.packed, them ^ self.reference);
-        while diff != 0 {
-            let square = diff & diff.wrapping_neg();
-            diff ^= square;
-            packed ^= 1 << (self.free & (square - 1)).count_ones();
-        }
-        (self.class, self.base + rank(packed) as usize)
-    }
 }
 
 /// [`locate`] for any key: `None` when a side has more than [`MAX_SIDE`]
@@ -302,26 +260,6 @@ mod tests {
             assert!(hit.iter().all(|&h| h), "{us} {them}: not dense");
         }
         assert_eq!(class_size(class_number(6, 6)), 18_564 * 924);
-    }
-
-    #[test]
-    fn a_block_locates_like_a_key() {
-        for (us, them) in [(6, 6), (3, 5), (1, 1), (5, 2)] {
-            let size = class_size(class_number(us, them));
-            for i in (0..size).step_by(size / 500 + 1) {
-                let key = key_at(us, them, i);
-                let block = Block::of(key);
-                // every key with the same mover's men, near this one
-                let b = super::block(us, them);
-                let first = i - i % b;
-                for j in (first..first + b).step_by(b / 40 + 1) {
-                    assert_eq!(
-                        block.locate(key_at(us, them, j)),
-                        locate(key_at(us, them, j))
-                    );
-                }
-            }
-        }
     }
 
     #[test]

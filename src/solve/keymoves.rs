@@ -10,7 +10,13 @@
 //! lower, and the advancement (rows each man has come from its own first row,
 //! summed over both sides), which a regular move raises by one and a pass
 //! keeps. Both are the same for a key and its mirror image.
+//!
+//! Each child comes with its index in its material class (see
+//! [`index`](super::index)), found from the parent's without ranking the
+//! child afresh; a [`Mover`] keeps what positions with the same men for the
+//! side not moving share.
 
+use super::index::{block, class_number, compress, compress_piece, rank};
 use super::memo::turn_board;
 
 /// The board's 18 squares.
@@ -51,6 +57,25 @@ fn jumpers(men: u32, them: u32, empty: u32) -> [(u32, u32, u32); 4] {
         (men & EVEN_ROWS & !LAST & (them >> 4) & (empty >> 7), 4, 7),
         (men & ODD_ROWS & !LAST & (them >> 3) & (empty >> 7), 3, 7),
     ]
+}
+
+/// The 9-square halves of the board turned half a turn (bit `i` to `8 - i`).
+static TURN_HALF: [u16; 512] = turn_halves();
+
+const fn turn_halves() -> [u16; 512] {
+    let mut t = [0; 512];
+    let mut x = 0;
+    while x < 512 {
+        t[x] = ((x as u32).reverse_bits() >> 23) as u16;
+        x += 1;
+    }
+    t
+}
+
+/// [`turn_board`] by table: each half turned lands in the other half.
+#[inline(always)]
+fn turn(b: u32) -> u32 {
+    u32::from(TURN_HALF[(b & 511) as usize]) << 9 | u32::from(TURN_HALF[((b >> 9) & 511) as usize])
 }
 
 /// The marker bit every key carries, so that no key is 0.
@@ -103,10 +128,14 @@ pub(super) fn advancement(key: u64) -> u32 {
 /// Most children a position with at most 18 men can have.
 pub(super) const MAX_KEY_CHILDREN: usize = 36;
 
-/// The child keys of a position, and for each the row (1-4, seen from the
-/// mover) of the man it captured, or 0 for a regular move.
+/// The children of a position: their keys, their class (the same for all
+/// of them: the moves are all captures or all regular moves) and their
+/// indices in it (see [`index`](super::index)), and for each the row (1-4,
+/// seen from the mover) of the man it captured, or 0 for a regular move.
 pub(super) struct Out {
     pub(super) keys: [u64; MAX_KEY_CHILDREN],
+    pub(super) class: usize,
+    pub(super) index: [u32; MAX_KEY_CHILDREN],
     pub(super) taken_row: [u8; MAX_KEY_CHILDREN],
 }
 
@@ -114,6 +143,8 @@ impl Out {
     pub(super) fn new() -> Out {
         Out {
             keys: [0; MAX_KEY_CHILDREN],
+            class: 0,
+            index: [0; MAX_KEY_CHILDREN],
             taken_row: [0; MAX_KEY_CHILDREN],
         }
     }
@@ -131,48 +162,258 @@ pub(super) enum Next {
     Over,
 }
 
-/// The moves of the mover `us` against `them`, as child keys in `out`.
-#[inline]
-fn moves(us: u32, them: u32, out: &mut Out) -> Next {
-    let empty = !(us | them) & FULL;
-    // the child: the opponent to move, the board turned, so square i is 17 - i
-    let (turned_us, turned_them) = (turn_board(us), turn_board(them));
-    let mut n = 0;
-    for (mut from, over, to) in jumpers(us, them, empty) {
-        while from != 0 {
-            let i = from.trailing_zeros();
-            from &= from - 1;
-            let moved = (1 << (17 - i)) | (1 << (17 - i - to));
-            out.keys[n] = join(turned_them ^ (1 << (17 - i - over)), turned_us ^ moved);
-            out.taken_row[n] = ((i + over) / 3) as u8;
-            n += 1;
-        }
-    }
-    if n > 0 {
-        return Next::Moves {
-            count: n,
-            captures: true,
+/// The men of `men` that can step down-left (bits 0-17) and down-right
+/// (bits 18-35) onto `empty`, one bit per move.
+#[inline(always)]
+fn step_moves(men: u32, empty: u32) -> u64 {
+    let [(l0, _), (r0, _), (l1, _), (r1, _)] = steppers(men, empty);
+    u64::from(l0 | l1) | u64::from(r0 | r1) << 18
+}
+
+/// The men of `men` that can jump down-left (bits 0-17) and down-right
+/// (bits 18-35) over one of `them` onto `empty`, one bit per move.
+#[inline(always)]
+fn jump_moves(men: u32, them: u32, empty: u32) -> u64 {
+    let [(l0, ..), (l1, ..), (r0, ..), (r1, ..)] = jumpers(men, them, empty);
+    u64::from(l0 | l1) | u64::from(r0 | r1) << 18
+}
+
+/// A move of [`step_moves`] or [`jump_moves`] by its bit: the squares the man
+/// leaves and reaches and the square of the man it takes (0 for a step),
+/// all on the board turned for the child, and the row (seen from the mover)
+/// of the man taken.
+#[derive(Clone, Copy)]
+struct MoveBits {
+    from: u32,
+    to: u32,
+    taken: u32,
+    /// The squares (0-17) of `from`, `to` and `taken`.
+    from_square: u8,
+    to_square: u8,
+    taken_square: u8,
+    taken_row: u8,
+}
+
+/// [`MoveBits`] of the 36 step bits and the 36 jump bits.
+static STEPS: [MoveBits; 36] = move_bits(false);
+static JUMPS: [MoveBits; 36] = move_bits(true);
+
+/// The bit of square `sq` on the board turned half a turn.
+const fn turned(sq: usize) -> u32 {
+    1 << (17 - sq)
+}
+
+const fn move_bits(jump: bool) -> [MoveBits; 36] {
+    let mut t = [MoveBits {
+        from: 0,
+        to: 0,
+        taken: 0,
+        from_square: 0,
+        to_square: 0,
+        taken_square: 0,
+        taken_row: 0,
+    }; 36];
+    let mut bit = 0;
+    while bit < 36 {
+        let (from, right) = (bit % 18, bit >= 18);
+        let even = (from / 3) % 2 == 0;
+        // the step in each direction from each parity of row; a jump is two
+        let step = match (even, right) {
+            (true, false) => 3,
+            (true, true) => 4,
+            (false, false) => 2,
+            (false, true) => 3,
         };
+        let to = from
+            + if jump {
+                if right {
+                    7
+                } else {
+                    5
+                }
+            } else {
+                step
+            };
+        if to < 18 {
+            t[bit] = MoveBits {
+                from: turned(from),
+                to: turned(to),
+                taken: if jump { turned(from + step) } else { 0 },
+                from_square: (17 - from) as u8,
+                to_square: (17 - to) as u8,
+                taken_square: if jump { (17 - from - step) as u8 } else { 0 },
+                taken_row: if jump { ((from + step) / 3) as u8 } else { 0 },
+            };
+        }
+        bit += 1;
     }
-    for (mut from, to) in steppers(us, empty) {
-        while from != 0 {
-            let i = from.trailing_zeros();
-            from &= from - 1;
-            out.keys[n] = join(
-                turned_them,
-                turned_us ^ (1 << (17 - i)) ^ (1 << (17 - i - to)),
-            );
-            out.taken_row[n] = 0;
-            n += 1;
+    t
+}
+
+/// Finds the children of positions one after another, keeping what the
+/// next position shares with the last when the side not moving has the
+/// same men and the mover as many (the build's lists are sorted by the men
+/// of the side not moving, about 27 positions share them).
+///
+/// A child's index is found from the packed form of our men among the
+/// squares not the opponent's (see [`index`](super::index)), computed once
+/// per position: a move flips two of its bits, and a capture also frees the
+/// square of the man taken, which inserts a bit.
+pub(super) struct Mover {
+    /// The men of the side not moving, and the number of the mover's men,
+    /// that the rest is for (no men at all: nothing yet).
+    them: u32,
+    ours: u32,
+    turned_them: u32,
+    /// The squares the child's other side may be on (not the child's mover's).
+    free: u32,
+    /// For each square of the turned board, the squares of `free` below it.
+    places: [u8; 18],
+    /// `free` in three 6-square pieces, and where each piece's packed bits
+    /// start (see [`compress`]).
+    pieces: [u32; 3],
+    shifts: [u32; 3],
+    /// The squares a man of ours can jump from down-left and down-right,
+    /// as far as the men of the side not moving say (one to take).
+    jump_left: u32,
+    jump_right: u32,
+    step_class: usize,
+    step_base: u32,
+    jump_class: usize,
+    jump_size: u32,
+}
+
+impl Mover {
+    pub(super) fn new() -> Mover {
+        Mover {
+            them: 0,
+            ours: 0,
+            turned_them: 0,
+            free: 0,
+            places: [0; 18],
+            pieces: [0; 3],
+            shifts: [0; 3],
+            jump_left: 0,
+            jump_right: 0,
+            step_class: 0,
+            step_base: 0,
+            jump_class: 0,
+            jump_size: 0,
         }
     }
-    if n > 0 {
+
+    /// Makes the shared part fit `us` against `them` (neither empty).
+    #[inline(always)]
+    fn share(&mut self, us: u32, them: u32) {
+        let ours = us.count_ones();
+        if them == self.them && ours == self.ours {
+            return;
+        }
+        let (theirs, ours_n) = (them.count_ones() as usize, ours as usize);
+        self.them = them;
+        self.ours = ours;
+        self.turned_them = turn(them);
+        self.free = !self.turned_them & FULL;
+        for (square, place) in self.places.iter_mut().enumerate() {
+            *place = (self.free & ((1 << square) - 1)).count_ones() as u8;
+        }
+        self.pieces = [self.free & 63, (self.free >> 6) & 63, self.free >> 12];
+        self.shifts = [0, u32::from(self.places[6]), u32::from(self.places[12])];
+        let [(left0, ..), (left1, ..), (right0, ..), (right1, ..)] = jumpers(FULL, them, FULL);
+        (self.jump_left, self.jump_right) = (left0 | left1, right0 | right1);
+        self.step_class = class_number(theirs, ours_n);
+        self.step_base = rank(self.turned_them) * block(theirs, ours_n) as u32;
+        self.jump_class = class_number(theirs - 1, ours_n);
+        self.jump_size = block(theirs - 1, ours_n) as u32;
+    }
+
+    /// The children of the position with key `key`, written to `out`: their
+    /// class and indices, and with `KEYS` their keys and the rows of the men
+    /// taken.
+    #[inline]
+    pub(super) fn next<const KEYS: bool>(&mut self, key: u64, out: &mut Out) -> Next {
+        let (us, them) = split(key);
+        if us == 0 || them == 0 {
+            return Next::Over;
+        }
+        self.share(us, them);
+        match self.moves::<KEYS>(us, them, out) {
+            Next::Over => {
+                let (us2, them2) = (turn_board(them), turn_board(us));
+                if can_move(us2, them2) {
+                    Next::Pass(join(us2, them2))
+                } else {
+                    Next::Over
+                }
+            }
+            found => found,
+        }
+    }
+
+    /// The moves of the mover `us` against `them`, as children in `out`.
+    #[inline(always)]
+    fn moves<const KEYS: bool>(&self, us: u32, them: u32, out: &mut Out) -> Next {
+        let empty = !(us | them) & FULL;
+        // the child: the opponent to move, the board turned, so square i is 17 - i
+        let turned_us = turn(us);
+        let packed = (0..3)
+            .map(|k| compress_piece((turned_us >> (6 * k)) & 63, self.pieces[k]) << self.shifts[k])
+            .fold(0, |a, b| a | b);
+        debug_assert_eq!(packed, compress(turned_us, self.free));
+        let mut n = 0;
+        // down-left jumps land 5 squares on, down-right ones 7
+        let mut bits = u64::from(us & self.jump_left & (empty >> 5))
+            | u64::from(us & self.jump_right & (empty >> 7)) << 18;
+        debug_assert_eq!(bits, jump_moves(us, them, empty));
+        if bits != 0 {
+            out.class = self.jump_class;
+            while bits != 0 {
+                let m = JUMPS[bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+                let mover = self.turned_them ^ m.taken;
+                if KEYS {
+                    out.keys[n] = join(mover, turned_us ^ m.from ^ m.to);
+                    out.taken_row[n] = m.taken_row;
+                }
+                // the square freed is inserted in the packed form, and counts
+                // below the squares above it
+                let at = u32::from(self.places[usize::from(m.taken_square)]);
+                let place = |square: u8| {
+                    u32::from(self.places[usize::from(square)]) + u32::from(m.taken_square < square)
+                };
+                let low = (1 << at) - 1;
+                let p = (packed & low | (packed & !low) << 1)
+                    ^ 1 << place(m.from_square)
+                    ^ 1 << place(m.to_square);
+                out.index[n] = rank(mover) * self.jump_size + rank(p);
+                n += 1;
+            }
+            return Next::Moves {
+                count: n,
+                captures: true,
+            };
+        }
+        bits = step_moves(us, empty);
+        if bits == 0 {
+            return Next::Over;
+        }
+        out.class = self.step_class;
+        while bits != 0 {
+            let m = STEPS[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+            if KEYS {
+                out.keys[n] = join(self.turned_them, turned_us ^ m.from ^ m.to);
+                out.taken_row[n] = 0;
+            }
+            let place = |square: u8| u32::from(self.places[usize::from(square)]);
+            out.index[n] =
+                self.step_base + rank(packed ^ 1 << place(m.from_square) ^ 1 << place(m.to_square));
+            n += 1;
+        }
         Next::Moves {
             count: n,
             captures: false,
         }
-    } else {
-        Next::Over
     }
 }
 
@@ -187,21 +428,59 @@ fn can_move(us: u32, them: u32) -> bool {
 }
 
 /// The children of the position with key `key`, written to `out`.
-#[inline]
 pub(super) fn next(key: u64, out: &mut Out) -> Next {
-    let (us, them) = split(key);
-    if us == 0 || them == 0 {
-        return Next::Over;
+    Mover::new().next::<true>(key, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turning_by_table_turns_every_board() {
+        for b in 0..=FULL {
+            assert_eq!(turn(b), turn_board(b), "{b:#x}");
+        }
     }
-    match moves(us, them, out) {
-        Next::Over => {
-            let (us2, them2) = (turn_board(them), turn_board(us));
-            if can_move(us2, them2) {
-                Next::Pass(join(us2, them2))
-            } else {
-                Next::Over
+
+    #[test]
+    fn a_mover_reused_finds_what_a_fresh_one_does() {
+        // runs of keys with the same men for the side not moving, and with
+        // as many men for the mover or not, as in the build's lists
+        let mut x = 3u64;
+        let mut random = move || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x >> 20
+        };
+        let mut mover = Mover::new();
+        let (mut reused, mut fresh) = (Out::new(), Out::new());
+        let mut moves = 0;
+        for _ in 0..2_000 {
+            let them = (random() as u32) & (random() as u32) & FULL;
+            for _ in 0..8 {
+                let us = (random() as u32) & (random() as u32) & !them & FULL;
+                let key = join(us, them);
+                let got = mover.next::<true>(key, &mut reused);
+                assert_eq!(got, next(key, &mut fresh), "{key:#x}");
+                if let Next::Moves { count, .. } = got {
+                    assert_eq!(reused.class, fresh.class, "{key:#x}");
+                    assert_eq!(reused.keys[..count], fresh.keys[..count], "{key:#x}");
+                    assert_eq!(reused.index[..count], fresh.index[..count], "{key:#x}");
+                    assert_eq!(
+                        reused.taken_row[..count],
+                        fresh.taken_row[..count],
+                        "{key:#x}"
+                    );
+                    // and without the keys, the same children
+                    let mut bare = Out::new();
+                    assert_eq!(mover.next::<false>(key, &mut bare), got);
+                    assert_eq!(bare.index[..count], fresh.index[..count], "{key:#x}");
+                    moves += 1;
+                }
             }
         }
-        found => found,
+        assert!(moves > 5_000, "{moves}");
     }
 }

@@ -17,16 +17,19 @@
 //! [`index`](super::index)): a bit per position marks the ones reached, and
 //! an array holds their values, so there is no hashing and no probing.
 //! Before a layer is expanded its list is sorted by the men of the side not
-//! moving, whose children then lie close together in those arrays.
+//! moving, whose children then lie close together in those arrays and whose
+//! moves share much of their work (see [`Mover`]). A list entry carries the
+//! position's index next to its key, found when the position was reached.
 
-use super::index::{class_sides, class_size, locate, locate_checked, Block, CLASSES};
-use super::keymoves::{self, Next, Out};
+use super::index::{class_number, class_sides, class_size, locate, locate_checked, CLASSES};
+use super::keymoves::{self, Mover, Next, Out};
 use super::memo::prefetch;
 use super::zeroed::{Arena, Run, Zeroed};
 use super::GameValue;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The most men a layer may hold (the start position's 12).
 const MAX_MEN: usize = 12;
@@ -102,21 +105,42 @@ fn packed_order(p: u16) -> u16 {
 /// packed values `children` (each must be known: the backward sweep has
 /// always solved a child before its parent).
 #[inline(always)]
-fn best_move_value(children: impl Iterator<Item = Option<u16>>) -> u16 {
+fn best_move_value(children: impl Iterator<Item = u16>) -> u16 {
     children
         .map(|v| {
-            packed_before_move(v.expect("every child of a reachable position is in the table"))
+            debug_assert_ne!(v, 0, "every child is solved before its parent");
+            packed_before_move(v)
         })
         .max_by_key(|&p| packed_order(p))
         .expect("at least one move")
 }
 
-/// Marks `key` as reached in `seen` (by class); returns whether it was new.
+/// Marks `key` as reached in `seen` (by class); returns its list entry if
+/// it was new.
 #[inline(always)]
-fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> bool {
+fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> Option<u64> {
     let (class, i) = locate(key);
     let words = seen[class].as_ref().expect("a child's class has room");
-    set_new(&words[i / 64], 1 << (i % 64))
+    set_new(&words[i / 64], 1 << (i % 64)).then(|| entry(key, i))
+}
+
+/// Where a list entry keeps the index of its position in its class.
+const INDEX_SHIFT: u32 = 38;
+
+/// The list entry of the position with key `key` and index `index` in its
+/// class: the key, and above it the index.
+#[inline(always)]
+fn entry(key: u64, index: usize) -> u64 {
+    key | (index as u64) << INDEX_SHIFT
+}
+
+/// The key and the index of a list entry.
+#[inline(always)]
+fn unentry(entry: u64) -> (u64, usize) {
+    (
+        entry & ((1 << INDEX_SHIFT) - 1),
+        (entry >> INDEX_SHIFT) as usize,
+    )
 }
 
 /// Sets `bit` of `word`; returns whether it was clear (the locked operation
@@ -175,46 +199,43 @@ impl<'a> Found<'a> {
     }
 
     /// Adds the children of `parents` not reached before, marking them in
-    /// `seen`, a batch at a time: first every child's mark is asked for,
-    /// then the marks are set, so that the memory reads overlap.
+    /// `seen`. (The marks a parent's children read lie close together, as
+    /// the parents are sorted: asking for them ahead of time gains nothing.)
     fn expand(mut self, seen: &[Option<Zeroed<AtomicU64>>], parents: &[AtomicU64]) -> Found<'a> {
-        const BATCH: usize = 32;
         let mut out = Out::new();
-        let mut marks: Vec<(u64, u8, &AtomicU64, u64)> = Vec::new();
-        for part in parents.chunks(BATCH) {
-            marks.clear();
-            for key in part {
-                match keymoves::next(key.load(Relaxed), &mut out) {
-                    Next::Moves { count, captures } => {
-                        let block = (!captures).then(|| Block::of(out.keys[0]));
-                        for (&c, &row) in out.keys[..count].iter().zip(&out.taken_row) {
-                            let (class, i) =
-                                block.as_ref().map_or_else(|| locate(c), |b| b.locate(c));
-                            let words = seen[class].as_ref().expect("a child's class has room");
-                            let word = &words[i / 64];
-                            prefetch(word);
-                            marks.push((c, row, word, 1 << (i % 64)));
-                        }
-                    }
-                    Next::Pass(p) => self.passes.push(p),
-                    Next::Over => {}
-                }
-            }
-            for &(c, row, word, bit) in &marks {
-                if set_new(word, bit) {
-                    let list = &mut self.lists[usize::from(row)];
-                    match list.last_mut() {
-                        Some(block) if block.len() < BLOCK => block.push(c),
-                        _ => {
-                            let mut block = self.blocks.take();
-                            block.push(c);
-                            list.push(block);
+        let mut mover = Mover::new();
+        for key in parents {
+            match mover.next::<true>(unentry(key.load(Relaxed)).0, &mut out) {
+                Next::Moves { count, .. } => {
+                    let words = seen[out.class].as_ref().expect("a child's class has room");
+                    for ((&c, &row), &i) in
+                        out.keys[..count].iter().zip(&out.taken_row).zip(&out.index)
+                    {
+                        let i = i as usize;
+                        if set_new(&words[i / 64], 1 << (i % 64)) {
+                            self.push(usize::from(row), entry(c, i));
                         }
                     }
                 }
+                Next::Pass(p) => self.passes.push(p),
+                Next::Over => {}
             }
         }
         self
+    }
+
+    /// Adds `entry` to the list of target `target`.
+    #[inline(always)]
+    fn push(&mut self, target: usize, entry: u64) {
+        let list = &mut self.lists[target];
+        match list.last_mut() {
+            Some(block) if block.len() < BLOCK => block.push(entry),
+            _ => {
+                let mut block = self.blocks.take();
+                block.push(entry);
+                list.push(block);
+            }
+        }
     }
 }
 
@@ -231,7 +252,7 @@ fn sort_by_them(lists: &[Vec<u64>], scratch: &mut Vec<AtomicU64>, out: &[AtomicU
     let n = out.len();
     if n < 4 * CHUNK {
         let mut all: Vec<u64> = lists.iter().flatten().copied().collect();
-        all.sort_unstable_by_key(|&k| k >> 18);
+        all.sort_unstable_by_key(|&k| (k >> 18) & 0x3_ffff);
         for (o, k) in out.iter().zip(all) {
             o.store(k, Relaxed);
         }
@@ -252,15 +273,24 @@ fn sort_by_them(lists: &[Vec<u64>], scratch: &mut Vec<AtomicU64>, out: &[AtomicU
             count
         })
         .collect();
+    // the runs of each high digit, then each list's place in them (list by
+    // list: the counts of one list are contiguous)
     let mut runs = [0; 513];
-    let mut at = 0;
-    for d in 0..512 {
-        runs[d] = at;
-        for s in &mut starts {
-            (s[d], at) = (at, at + s[d]);
+    for s in &starts {
+        for (total, &c) in runs[1..].iter_mut().zip(s) {
+            *total += c;
         }
     }
-    runs[512] = at;
+    for d in 0..512 {
+        runs[d + 1] += runs[d];
+    }
+    let mut at: [usize; 512] = runs[..512].try_into().expect("512 digits");
+    for s in &mut starts {
+        for (place, at) in s.iter_mut().zip(&mut at) {
+            (*place, *at) = (*at, *at + *place);
+        }
+    }
+    let at = runs[512];
     debug_assert_eq!(at, n, "the output is as long as the lists");
     lists.par_iter().zip(starts).for_each(|(list, mut start)| {
         for &k in list {
@@ -269,22 +299,33 @@ fn sort_by_them(lists: &[Vec<u64>], scratch: &mut Vec<AtomicU64>, out: &[AtomicU
             start[d] += 1;
         }
     });
-    (0..512).into_par_iter().with_min_len(64).for_each(|d| {
-        let run = runs[d]..runs[d + 1];
-        let mut count = [0; 513];
-        for k in &scratch[run.clone()] {
-            count[them_digits(k.load(Relaxed)).1 + 1] += 1;
+    // the digits in groups of about equal numbers of keys, one task each
+    let mut groups = vec![0];
+    for d in 1..512 {
+        if runs[d] - runs[groups[groups.len() - 1]] >= n / 32 {
+            groups.push(d);
         }
-        for i in 1..513 {
-            count[i] += count[i - 1];
-        }
-        for k in &scratch[run.clone()] {
-            let k = k.load(Relaxed);
-            let low = &mut count[them_digits(k).1];
-            out[run.start + *low].store(k, Relaxed);
-            *low += 1;
-        }
-    });
+    }
+    groups.push(512);
+    groups
+        .par_windows(2)
+        .flat_map_iter(|w| w[0]..w[1])
+        .for_each(|d| {
+            let run = runs[d]..runs[d + 1];
+            let mut count = [0; 513];
+            for k in &scratch[run.clone()] {
+                count[them_digits(k.load(Relaxed)).1 + 1] += 1;
+            }
+            for i in 1..513 {
+                count[i] += count[i - 1];
+            }
+            for k in &scratch[run.clone()] {
+                let k = k.load(Relaxed);
+                let low = &mut count[them_digits(k).1];
+                out[run.start + *low].store(k, Relaxed);
+                *low += 1;
+            }
+        });
 }
 
 /// The positions of one material class that a game reaches, and their values.
@@ -292,7 +333,7 @@ struct Class {
     /// A bit per position of the class: reached.
     seen: Zeroed<AtomicU64>,
     /// Per word of `seen`: the bits set in the words before it.
-    before: Vec<u32>,
+    before: Zeroed<AtomicU32>,
     /// The packed value of each position reached, in index order (0 until
     /// solved).
     values: Zeroed<AtomicU16>,
@@ -301,10 +342,10 @@ struct Class {
 impl Class {
     /// The class whose reached positions are the bits of `seen`, unsolved.
     fn new(seen: Zeroed<AtomicU64>) -> Class {
-        let mut before = Vec::with_capacity(seen.len());
+        let before: Zeroed<AtomicU32> = Zeroed::new(seen.len());
         let mut n = 0u32;
-        for w in seen.iter() {
-            before.push(n);
+        for (w, b) in seen.iter().zip(before.iter()) {
+            b.store(n, Relaxed);
             n += w.load(Relaxed).count_ones();
         }
         Class {
@@ -327,7 +368,8 @@ impl Class {
         let word = self.seen.get(i / 64)?.load(Relaxed);
         let bit = 1 << (i % 64);
         (word & bit != 0).then(|| {
-            &self.values[self.before[i / 64] as usize + (word & (bit - 1)).count_ones() as usize]
+            &self.values[self.before[i / 64].load(Relaxed) as usize
+                + (word & (bit - 1)).count_ones() as usize]
         })
     }
 }
@@ -375,7 +417,10 @@ impl Layered {
         let mut layers: Vec<[Run; 2]> = vec![[Run::default(); 2]; LAYERS];
         let mut scratch = Vec::new();
         let blocks = Blocks::default();
-        mark(&seen, start);
+        // time spent sorting, and in each sweep (for the log)
+        let began = Instant::now();
+        let mut sorting = Duration::ZERO;
+        let start = mark(&seen, start).expect("nothing is marked yet");
         pending[first].push(vec![start]);
         for layer in forward_order() {
             let lists = std::mem::take(&mut pending[layer]);
@@ -384,8 +429,10 @@ impl Layered {
             }
             let n = lists.iter().map(Vec::len).sum();
             let run = arena.alloc(n);
-            let keys = arena.get(run);
+            let keys: &[AtomicU64] = arena.get(run);
+            let sorted = Instant::now();
             sort_by_them(&lists, &mut scratch, keys);
+            sorting += sorted.elapsed();
             blocks.give(lists);
             let found: Vec<Found> = keys
                 .par_chunks(CHUNK)
@@ -399,8 +446,7 @@ impl Layered {
             let passes: Vec<u64> = found
                 .iter()
                 .flat_map(|f| &f.passes)
-                .copied()
-                .filter(|&p| mark(&seen, p))
+                .filter_map(|&p| mark(&seen, p))
                 .collect();
             let extra_run = arena.alloc(passes.len());
             for (slot, p) in arena.get(extra_run).iter().zip(passes) {
@@ -417,12 +463,14 @@ impl Layered {
             progress(len);
             layers[layer] = [run, extra_run];
         }
+        let forward = began.elapsed();
         let table = Layered {
             classes: seen
                 .into_par_iter()
                 .map(|seen| seen.map(Class::new))
                 .collect(),
         };
+        let backward = Instant::now();
         let mut solved = 0;
         for layer in forward_order().rev() {
             let [moved, passed] = layers[layer].map(|run| arena.get(run));
@@ -436,6 +484,13 @@ impl Layered {
             solved += moved.len() + passed.len();
             progress(solved);
         }
+        tracing::debug!(
+            positions = len,
+            forward_s = forward.as_secs_f64(),
+            sorting_s = sorting.as_secs_f64(),
+            backward_s = backward.elapsed().as_secs_f64(),
+            "mini table built"
+        );
         table
     }
 
@@ -445,23 +500,22 @@ impl Layered {
     fn solve(&self, keys: &[AtomicU64]) {
         const BATCH: usize = 32;
         let mut out = Out::new();
+        let mut mover = Mover::new();
         // per position of the batch: its own place (in `reads` too, after its
         // children's), and its value when known without them
         let mut batch: Vec<(usize, Option<u16>)> = Vec::with_capacity(BATCH);
         let mut reads: Vec<(&Class, usize)> = Vec::new();
-        let mut slots: Vec<Option<&AtomicU16>> = Vec::new();
+        let mut slots: Vec<&AtomicU16> = Vec::new();
         for part in keys.chunks(BATCH) {
             batch.clear();
             reads.clear();
             for key in part {
-                let key = key.load(Relaxed);
-                let known = match keymoves::next(key, &mut out) {
-                    Next::Moves { count, captures } => {
-                        let block = (!captures).then(|| Block::of(out.keys[0]));
-                        for &c in &out.keys[..count] {
-                            let (class, i) =
-                                block.as_ref().map_or_else(|| locate(c), |b| b.locate(c));
-                            let class = self.class(class);
+                let (key, own) = unentry(key.load(Relaxed));
+                let known = match mover.next::<false>(key, &mut out) {
+                    Next::Moves { count, .. } => {
+                        let class = self.class(out.class);
+                        for &i in &out.index[..count] {
+                            let i = i as usize;
                             class.prefetch_slot(i);
                             reads.push((class, i));
                         }
@@ -473,32 +527,30 @@ impl Layered {
                         Some(GameValue::finished(us.count_ones(), them.count_ones()).pack())
                     }
                 };
-                let (class, i) = locate(key);
-                let class = self.class(class);
-                class.prefetch_slot(i);
-                reads.push((class, i));
+                let (us, them) = keymoves::split(key);
+                let class = self.class(class_number(
+                    us.count_ones() as usize,
+                    them.count_ones() as usize,
+                ));
+                class.prefetch_slot(own);
+                reads.push((class, own));
                 batch.push((reads.len() - 1, known));
             }
             slots.clear();
             slots.extend(reads.iter().map(|&(class, i)| {
-                let slot = class.slot(i);
-                if let Some(v) = slot {
-                    prefetch(v);
-                }
+                let slot = class
+                    .slot(i)
+                    .expect("every child of a reachable position is in the table");
+                prefetch(slot);
                 slot
             }));
             let mut first = 0;
             for &(own, known) in &batch {
                 let packed = known.unwrap_or_else(|| {
-                    best_move_value(slots[first..own].iter().map(|v| {
-                        let v = (*v)?.load(Relaxed);
-                        (v != 0).then_some(v)
-                    }))
+                    best_move_value(slots[first..own].iter().map(|v| v.load(Relaxed)))
                 });
                 first = own + 1;
-                slots[own]
-                    .expect("a position solved was reached")
-                    .store(packed, Relaxed);
+                slots[own].store(packed, Relaxed);
             }
         }
     }
@@ -517,7 +569,10 @@ impl Layered {
         let Next::Moves { count, .. } = keymoves::next(key, &mut out) else {
             unreachable!("the turn passes only to a side that can move")
         };
-        let value = best_move_value(out.keys[..count].iter().map(|&c| self.get_packed(c)));
+        let value = best_move_value(out.keys[..count].iter().map(|&c| {
+            self.get_packed(c)
+                .expect("every child of a reachable position is in the table")
+        }));
         GameValue::unpack(packed_before_move(value))
     }
 
@@ -589,7 +644,8 @@ impl Layered {
 mod tests {
     use super::*;
 
-    /// Keys spread over the board, from a simple generator.
+    /// List entries of keys spread over the board, from a simple generator,
+    /// with indices as large as a class's.
     fn keys(n: usize, seed: u64) -> Vec<u64> {
         let mut x = seed;
         (0..n)
@@ -597,9 +653,20 @@ mod tests {
                 x = x
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);
-                keymoves::join((x >> 20) as u32 & 0x3_ffff, (x >> 40) as u32 & 0x3_ffff)
+                let key = keymoves::join((x >> 20) as u32 & 0x3_ffff, (x >> 40) as u32 & 0x3_ffff);
+                entry(key, (x % 17_153_136) as usize)
             })
             .collect()
+    }
+
+    #[test]
+    fn entries_keep_the_key_and_the_index() {
+        for e in keys(1000, 9) {
+            let (key, index) = unentry(e);
+            assert_eq!(entry(key, index), e);
+            assert!(index < 17_153_136);
+            assert_eq!(key >> 37, 1, "the key and its marker only");
+        }
     }
 
     #[test]
@@ -618,8 +685,10 @@ mod tests {
             let out: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
             sort_by_them(&lists, &mut scratch, &out);
             let got: Vec<u64> = out.iter().map(|k| k.load(Relaxed)).collect();
+            // by the other side's men alone, whatever the index above them
+            let them = |e: u64| keymoves::split(unentry(e).0).1;
             assert!(
-                got.windows(2).all(|w| w[0] >> 18 <= w[1] >> 18),
+                got.windows(2).all(|w| them(w[0]) <= them(w[1])),
                 "{n}: not sorted"
             );
             let (mut a, mut b) = (all.clone(), got);

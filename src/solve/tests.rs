@@ -216,7 +216,15 @@ fn key_moves_agree_with_the_board_move_generator() {
                 assert_eq!(got, expected, "{fen}");
                 assert_eq!(c, p.legal_moves().iter().any(|m| m.is_capture()), "{fen}");
                 let (m0, a0) = (keymoves::men(key), keymoves::advancement(key));
-                for (&k, &row) in out.keys[..count].iter().zip(&out.taken_row) {
+                for ((&k, &row), &i) in out.keys[..count].iter().zip(&out.taken_row).zip(&out.index)
+                {
+                    // the index found with the move is the child's own
+                    assert_eq!(
+                        super::index::locate(k),
+                        (out.class, i as usize),
+                        "{fen} -> {}",
+                        fen_of_key(k)
+                    );
                     if c {
                         // a man fewer; the capturer gains 2, the man taken had come 5 - row
                         assert_eq!(keymoves::men(k), m0 - 1, "{fen}");

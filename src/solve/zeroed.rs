@@ -7,7 +7,8 @@
 //! time, and only where it is touched.
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicU16, AtomicU64};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64};
 
 /// An atomic integer whose all-zero bytes are the value 0.
 ///
@@ -26,6 +27,12 @@ unsafe impl Zero for AtomicU64 {
 }
 
 // SAFETY: as above.
+unsafe impl Zero for AtomicU32 {
+    fn zero() -> Self {
+        AtomicU32::new(0)
+    }
+}
+
 unsafe impl Zero for AtomicU16 {
     fn zero() -> Self {
         AtomicU16::new(0)
@@ -34,11 +41,28 @@ unsafe impl Zero for AtomicU16 {
 
 /// `len` zeroes of `T`, shared between threads (every access in the build
 /// is relaxed: the threads meet only at the end of each parallel step).
-pub(super) enum Zeroed<T: Zero> {
-    #[cfg(target_os = "linux")]
-    Mapped(mapping::Mapping<T>),
-    Boxed(Box<[T]>),
+pub(super) struct Zeroed<T: Zero> {
+    /// The first element: the storage's, which does not move with it.
+    values: NonNull<T>,
+    len: usize,
+    _storage: Storage<T>,
 }
+
+/// What holds a [`Zeroed`]'s elements (kept only to be dropped).
+enum Storage<T: Zero> {
+    #[cfg(target_os = "linux")]
+    Mapped {
+        _mapping: mapping::Mapping<T>,
+    },
+    Boxed {
+        _boxed: Box<[T]>,
+    },
+}
+
+// SAFETY: a `Zeroed` owns its elements like a `Box<[T]>` does.
+unsafe impl<T: Zero + Send> Send for Zeroed<T> {}
+// SAFETY: as above.
+unsafe impl<T: Zero + Sync> Sync for Zeroed<T> {}
 
 impl<T: Zero> Zeroed<T> {
     /// `len` zeroes.
@@ -48,10 +72,19 @@ impl<T: Zero> Zeroed<T> {
         #[cfg(target_os = "linux")]
         if len.saturating_mul(std::mem::size_of::<T>()) >= mapping::HUGE {
             if let Some(m) = mapping::Mapping::zeroed(len) {
-                return Zeroed::Mapped(m);
+                return Zeroed {
+                    values: m.first(),
+                    len,
+                    _storage: Storage::Mapped { _mapping: m },
+                };
             }
         }
-        Zeroed::Boxed((0..len).map(|_| T::zero()).collect())
+        let mut boxed: Box<[T]> = (0..len).map(|_| T::zero()).collect();
+        Zeroed {
+            values: NonNull::new(boxed.as_mut_ptr()).expect("a box is never null"),
+            len,
+            _storage: Storage::Boxed { _boxed: boxed },
+        }
     }
 }
 
@@ -60,11 +93,9 @@ impl<T: Zero> Deref for Zeroed<T> {
 
     #[inline(always)]
     fn deref(&self) -> &[T] {
-        match self {
-            #[cfg(target_os = "linux")]
-            Zeroed::Mapped(m) => m.slice(),
-            Zeroed::Boxed(b) => b,
-        }
+        // SAFETY: `values` points to `len` initialised elements that live
+        // as long as `_storage`, which `self` owns.
+        unsafe { std::slice::from_raw_parts(self.values.as_ptr(), self.len) }
     }
 }
 
@@ -84,7 +115,6 @@ mod mapping {
         bytes: usize,
         /// The aligned values within it.
         values: NonNull<T>,
-        len: usize,
     }
 
     // SAFETY: the mapping is owned by this value alone, and `T` is an atomic,
@@ -127,16 +157,14 @@ mod mapping {
                 base: NonNull::new(base)?,
                 bytes,
                 values: NonNull::new(aligned.cast())?,
-                len,
             })
         }
 
-        #[inline(always)]
-        pub(super) fn slice(&self) -> &[T] {
-            // SAFETY: the mapping holds `len` values from `values` onwards,
-            // zero-filled by the kernel (valid, as `T: Zero`), aligned to
-            // 2 MiB, and it lives as long as `self`.
-            unsafe { std::slice::from_raw_parts(self.values.as_ptr(), self.len) }
+        /// The first of the mapping's `len` values, zero-filled by the
+        /// kernel (valid, as `T: Zero`), aligned to 2 MiB; they live as long
+        /// as `self`.
+        pub(super) fn first(&self) -> NonNull<T> {
+            self.values
         }
     }
 
