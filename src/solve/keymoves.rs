@@ -277,13 +277,18 @@ pub(super) struct Mover {
     /// as far as the men of the side not moving say (one to take).
     jump_left: u32,
     jump_right: u32,
+    /// The class of the children by steps, and the index of the first
+    /// position of the block they lie in (the child's mover's men fixed).
     step_class: usize,
     step_base: u32,
+    /// The class of the children by captures, and the size of each block
+    /// of it (the child's mover's men differ by the man taken).
     jump_class: usize,
     jump_size: u32,
 }
 
 impl Mover {
+    /// A mover that shares nothing yet.
     pub(super) fn new() -> Mover {
         Mover {
             them: 0,
