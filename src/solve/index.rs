@@ -118,20 +118,41 @@ pub(super) fn rank(set: u32) -> u32 {
     RANK_LOW[low as usize] + RANK_HIGH[(set >> 9) as usize][low.count_ones() as usize]
 }
 
-/// The bits of `x` (6 bits) at the squares of `mask` (6 bits), packed down.
-#[inline(always)]
-pub(super) fn compress_piece(x: u32, mask: u32) -> u32 {
-    u32::from(COMPRESS[x as usize][mask as usize])
+/// A set of squares to pack other sets onto: its three 6-square pieces and
+/// where each piece's packed bits start.
+#[derive(Clone, Copy)]
+pub(super) struct Packing {
+    pieces: [u32; 3],
+    shifts: [u32; 3],
+}
+
+impl Packing {
+    /// Packing onto the squares of `mask`.
+    #[inline(always)]
+    pub(super) fn new(mask: u32) -> Packing {
+        let (m0, m1) = (mask & 63, (mask >> 6) & 63);
+        let (n0, n1) = (m0.count_ones(), m1.count_ones());
+        Packing {
+            pieces: [m0, m1, (mask >> 12) & 63],
+            shifts: [0, n0, n0 + n1],
+        }
+    }
+
+    /// The bits of `x` at the squares of the mask, packed down.
+    #[inline(always)]
+    pub(super) fn compress(&self, x: u32) -> u32 {
+        let piece = |k: usize| {
+            u32::from(COMPRESS[((x >> (6 * k)) & 63) as usize][self.pieces[k] as usize])
+                << self.shifts[k]
+        };
+        piece(0) | piece(1) | piece(2)
+    }
 }
 
 /// The bits of `x` at the squares of `mask`, packed down.
 #[inline(always)]
-pub(super) fn compress(x: u32, mask: u32) -> u32 {
-    let (m0, m1) = (mask & 63, (mask >> 6) & 63);
-    let (n0, n1) = (m0.count_ones(), m1.count_ones());
-    u32::from(COMPRESS[(x & 63) as usize][m0 as usize])
-        | u32::from(COMPRESS[((x >> 6) & 63) as usize][m1 as usize]) << n0
-        | u32::from(COMPRESS[((x >> 12) & 63) as usize][((mask >> 12) & 63) as usize]) << (n0 + n1)
+fn compress(x: u32, mask: u32) -> u32 {
+    Packing::new(mask).compress(x)
 }
 
 /// The most men a side may have in a class.

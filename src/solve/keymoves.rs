@@ -16,7 +16,7 @@
 //! child afresh; a [`Mover`] keeps what positions with the same men for the
 //! side not moving share.
 
-use super::index::{block, class_number, compress, compress_piece, rank};
+use super::index::{block, class_number, rank, Packing};
 use super::memo::turn_board;
 
 /// The board's 18 squares.
@@ -57,25 +57,6 @@ fn jumpers(men: u32, them: u32, empty: u32) -> [(u32, u32, u32); 4] {
         (men & EVEN_ROWS & !LAST & (them >> 4) & (empty >> 7), 4, 7),
         (men & ODD_ROWS & !LAST & (them >> 3) & (empty >> 7), 3, 7),
     ]
-}
-
-/// The 9-square halves of the board turned half a turn (bit `i` to `8 - i`).
-static TURN_HALF: [u16; 512] = turn_halves();
-
-const fn turn_halves() -> [u16; 512] {
-    let mut t = [0; 512];
-    let mut x = 0;
-    while x < 512 {
-        t[x] = ((x as u32).reverse_bits() >> 23) as u16;
-        x += 1;
-    }
-    t
-}
-
-/// [`turn_board`] by table: each half turned lands in the other half.
-#[inline(always)]
-fn turn(b: u32) -> u32 {
-    u32::from(TURN_HALF[(b & 511) as usize]) << 9 | u32::from(TURN_HALF[((b >> 9) & 511) as usize])
 }
 
 /// The marker bit every key carries, so that no key is 0.
@@ -269,10 +250,8 @@ pub(super) struct Mover {
     free: u32,
     /// For each square of the turned board, the squares of `free` below it.
     places: [u8; 18],
-    /// `free` in three 6-square pieces, and where each piece's packed bits
-    /// start (see [`compress`]).
-    pieces: [u32; 3],
-    shifts: [u32; 3],
+    /// `free`, ready to pack our men onto.
+    packing: Packing,
     /// The squares a man of ours can jump from down-left and down-right,
     /// as far as the men of the side not moving say (one to take).
     jump_left: u32,
@@ -296,8 +275,7 @@ impl Mover {
             turned_them: 0,
             free: 0,
             places: [0; 18],
-            pieces: [0; 3],
-            shifts: [0; 3],
+            packing: Packing::new(0),
             jump_left: 0,
             jump_right: 0,
             step_class: 0,
@@ -317,13 +295,12 @@ impl Mover {
         let (theirs, ours_n) = (them.count_ones() as usize, ours as usize);
         self.them = them;
         self.ours = ours;
-        self.turned_them = turn(them);
+        self.turned_them = turn_board(them);
         self.free = !self.turned_them & FULL;
         for (square, place) in self.places.iter_mut().enumerate() {
             *place = (self.free & ((1 << square) - 1)).count_ones() as u8;
         }
-        self.pieces = [self.free & 63, (self.free >> 6) & 63, self.free >> 12];
-        self.shifts = [0, u32::from(self.places[6]), u32::from(self.places[12])];
+        self.packing = Packing::new(self.free);
         let [(left0, ..), (left1, ..), (right0, ..), (right1, ..)] = jumpers(FULL, them, FULL);
         (self.jump_left, self.jump_right) = (left0 | left1, right0 | right1);
         self.step_class = class_number(theirs, ours_n);
@@ -360,11 +337,8 @@ impl Mover {
     fn moves<const KEYS: bool>(&self, us: u32, them: u32, out: &mut Out) -> Next {
         let empty = !(us | them) & FULL;
         // the child: the opponent to move, the board turned, so square i is 17 - i
-        let turned_us = turn(us);
-        let packed = (0..3)
-            .map(|k| compress_piece((turned_us >> (6 * k)) & 63, self.pieces[k]) << self.shifts[k])
-            .fold(0, |a, b| a | b);
-        debug_assert_eq!(packed, compress(turned_us, self.free));
+        let turned_us = turn_board(us);
+        let packed = self.packing.compress(turned_us);
         let mut n = 0;
         // down-left jumps land 5 squares on, down-right ones 7
         let mut bits = u64::from(us & self.jump_left & (empty >> 5))
@@ -444,7 +418,7 @@ mod tests {
     #[test]
     fn turning_by_table_turns_every_board() {
         for b in 0..=FULL {
-            assert_eq!(turn(b), turn_board(b), "{b:#x}");
+            assert_eq!(turn_board(b), b.reverse_bits() >> 14, "{b:#x}");
         }
     }
 

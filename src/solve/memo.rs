@@ -21,8 +21,22 @@ pub(super) fn key_of(pos: &Position) -> u64 {
 
 /// Turns an 18-square mini bitboard half a turn (square `i` to `17 - i`).
 #[inline(always)]
-pub(super) const fn turn_board(b: u32) -> u32 {
-    b.reverse_bits() >> 14
+pub(super) fn turn_board(b: u32) -> u32 {
+    // each 9-square half, turned, lands in the other half
+    u32::from(TURN_HALF[(b & 511) as usize]) << 9 | u32::from(TURN_HALF[((b >> 9) & 511) as usize])
+}
+
+/// The 9-square halves of the board turned half a turn (bit `i` to `8 - i`).
+static TURN_HALF: [u16; 512] = turn_halves();
+
+const fn turn_halves() -> [u16; 512] {
+    let mut t = [0; 512];
+    let mut x = 0;
+    while x < 512 {
+        t[x] = ((x as u32).reverse_bits() >> 23) as u16;
+        x += 1;
+    }
+    t
 }
 
 /// An open-addressing map from position keys to packed values, one `u64` a

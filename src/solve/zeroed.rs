@@ -33,6 +33,7 @@ unsafe impl Zero for AtomicU32 {
     }
 }
 
+// SAFETY: as above.
 unsafe impl Zero for AtomicU16 {
     fn zero() -> Self {
         AtomicU16::new(0)
