@@ -245,87 +245,132 @@ fn them_digits(key: u64) -> (usize, usize) {
     (((key >> 27) & 511) as usize, ((key >> 18) & 511) as usize)
 }
 
-/// Writes the keys of `lists` to `out` (as long as all of them), sorted by the
-/// men of the side not moving, on all threads: first by the high digit, into
-/// `scratch`, then each run of equal high digits by the low one.
-fn sort_by_them(lists: &[Vec<u64>], scratch: &mut Vec<AtomicU64>, out: &[AtomicU64]) {
-    let n = out.len();
-    if n < 4 * CHUNK {
-        let mut all: Vec<u64> = lists.iter().flatten().copied().collect();
-        all.sort_unstable_by_key(|&k| (k >> 18) & 0x3_ffff);
-        for (o, k) in out.iter().zip(all) {
-            o.store(k, Relaxed);
+/// The longest run of equal high digits sorted by comparison rather than by
+/// counting (whose 512 counters cost more than a short run).
+const SMALL_RUN: usize = 128;
+
+/// The work space of [`Sorter::sort_by_them`], kept from layer to layer.
+struct Sorter {
+    /// The keys sorted by their high digit.
+    scratch: Zeroed<AtomicU64>,
+    /// For each list, where its keys of each high digit go.
+    starts: Vec<u32>,
+}
+
+impl Sorter {
+    fn new() -> Sorter {
+        Sorter {
+            scratch: Zeroed::new(0),
+            starts: Vec::new(),
+        }
+    }
+
+    /// Writes the keys of `lists` to `out` (as long as all of them), sorted
+    /// by the men of the side not moving, on all threads: first by the high
+    /// digit, into the scratch space, then each run of equal high digits by
+    /// the low one.
+    fn sort_by_them(&mut self, lists: &[Vec<u64>], out: &[AtomicU64]) {
+        let n = out.len();
+        if n < 4 * CHUNK {
+            let mut all: Vec<u64> = lists.iter().flatten().copied().collect();
+            all.sort_unstable_by_key(|&k| (k >> 18) & 0x3_ffff);
+            for (o, k) in out.iter().zip(all) {
+                o.store(k, Relaxed);
+            }
+            return;
+        }
+        if self.scratch.len() < n {
+            // huge pages: the keys scatter over 512 places at once
+            self.scratch = Zeroed::new(n.next_power_of_two());
+        }
+        let scratch = &self.scratch[..n];
+        // each list's count of each high digit, then the runs of each digit,
+        // then each list's place in them (list by list: the counts of one
+        // list are contiguous)
+        let starts = &mut self.starts;
+        starts.clear();
+        starts.resize(lists.len() * 512, 0);
+        starts
+            .par_chunks_mut(512)
+            .zip(lists)
+            .for_each(|(count, list)| {
+                for &k in list {
+                    count[them_digits(k).0] += 1;
+                }
+            });
+        let mut runs = [0u32; 513];
+        for count in starts.chunks(512) {
+            for (total, &c) in runs[1..].iter_mut().zip(count) {
+                *total += c;
+            }
+        }
+        for d in 0..512 {
+            runs[d + 1] += runs[d];
+        }
+        debug_assert_eq!(runs[512] as usize, n, "the output is as long as the lists");
+        let mut at: [u32; 512] = runs[..512].try_into().expect("512 digits");
+        for start in starts.chunks_mut(512) {
+            for (place, at) in start.iter_mut().zip(&mut at) {
+                (*place, *at) = (*at, *at + *place);
+            }
+        }
+        lists
+            .par_iter()
+            .zip(starts.par_chunks(512))
+            .for_each(|(list, start)| {
+                let mut start: [u32; 512] = start.try_into().expect("512 digits");
+                for &k in list {
+                    let d = them_digits(k).0;
+                    scratch[start[d] as usize].store(k, Relaxed);
+                    start[d] += 1;
+                }
+            });
+        // the digits in groups of about equal numbers of keys, one task each
+        let mut groups = vec![0];
+        for d in 1..512 {
+            if (runs[d] - runs[groups[groups.len() - 1]]) as usize >= n / 32 {
+                groups.push(d);
+            }
+        }
+        groups.push(512);
+        groups
+            .par_windows(2)
+            .flat_map_iter(|w| w[0]..w[1])
+            .for_each(|d| {
+                let run = runs[d] as usize..runs[d + 1] as usize;
+                sort_by_low_digit(&scratch[run.clone()], &out[run]);
+            });
+    }
+}
+
+/// Writes `from` to `to` sorted by the low digit of the men of the side not
+/// moving.
+fn sort_by_low_digit(from: &[AtomicU64], to: &[AtomicU64]) {
+    if from.len() <= SMALL_RUN {
+        let mut keys = [0u64; SMALL_RUN];
+        let keys = &mut keys[..from.len()];
+        for (k, f) in keys.iter_mut().zip(from) {
+            *k = f.load(Relaxed);
+        }
+        keys.sort_unstable_by_key(|&k| them_digits(k).1);
+        for (t, &k) in to.iter().zip(keys.iter()) {
+            t.store(k, Relaxed);
         }
         return;
     }
-    if scratch.len() < n {
-        scratch.resize_with(n, || AtomicU64::new(0));
+    let mut count = [0u32; 513];
+    for k in from {
+        count[them_digits(k.load(Relaxed)).1 + 1] += 1;
     }
-    let scratch = &scratch[..n];
-    // where each list's keys of each high digit go
-    let mut starts: Vec<[usize; 512]> = lists
-        .par_iter()
-        .map(|list| {
-            let mut count = [0; 512];
-            for &k in list {
-                count[them_digits(k).0] += 1;
-            }
-            count
-        })
-        .collect();
-    // the runs of each high digit, then each list's place in them (list by
-    // list: the counts of one list are contiguous)
-    let mut runs = [0; 513];
-    for s in &starts {
-        for (total, &c) in runs[1..].iter_mut().zip(s) {
-            *total += c;
-        }
+    for i in 1..513 {
+        count[i] += count[i - 1];
     }
-    for d in 0..512 {
-        runs[d + 1] += runs[d];
+    for k in from {
+        let k = k.load(Relaxed);
+        let low = &mut count[them_digits(k).1];
+        to[*low as usize].store(k, Relaxed);
+        *low += 1;
     }
-    let mut at: [usize; 512] = runs[..512].try_into().expect("512 digits");
-    for s in &mut starts {
-        for (place, at) in s.iter_mut().zip(&mut at) {
-            (*place, *at) = (*at, *at + *place);
-        }
-    }
-    let at = runs[512];
-    debug_assert_eq!(at, n, "the output is as long as the lists");
-    lists.par_iter().zip(starts).for_each(|(list, mut start)| {
-        for &k in list {
-            let d = them_digits(k).0;
-            scratch[start[d]].store(k, Relaxed);
-            start[d] += 1;
-        }
-    });
-    // the digits in groups of about equal numbers of keys, one task each
-    let mut groups = vec![0];
-    for d in 1..512 {
-        if runs[d] - runs[groups[groups.len() - 1]] >= n / 32 {
-            groups.push(d);
-        }
-    }
-    groups.push(512);
-    groups
-        .par_windows(2)
-        .flat_map_iter(|w| w[0]..w[1])
-        .for_each(|d| {
-            let run = runs[d]..runs[d + 1];
-            let mut count = [0; 513];
-            for k in &scratch[run.clone()] {
-                count[them_digits(k.load(Relaxed)).1 + 1] += 1;
-            }
-            for i in 1..513 {
-                count[i] += count[i - 1];
-            }
-            for k in &scratch[run.clone()] {
-                let k = k.load(Relaxed);
-                let low = &mut count[them_digits(k).1];
-                out[run.start + *low].store(k, Relaxed);
-                *low += 1;
-            }
-        });
 }
 
 /// The positions of one material class that a game reaches, and their values.
@@ -415,7 +460,7 @@ impl Layered {
         let mut pending: Vec<Vec<Vec<u64>>> = vec![Vec::new(); LAYERS];
         let mut arena = Arena::new();
         let mut layers: Vec<[Run; 2]> = vec![[Run::default(); 2]; LAYERS];
-        let mut scratch = Vec::new();
+        let mut sorter = Sorter::new();
         let blocks = Blocks::default();
         // time spent sorting, and in each sweep (for the log)
         let began = Instant::now();
@@ -431,7 +476,7 @@ impl Layered {
             let run = arena.alloc(n);
             let keys: &[AtomicU64] = arena.get(run);
             let sorted = Instant::now();
-            sort_by_them(&lists, &mut scratch, keys);
+            sorter.sort_by_them(&lists, keys);
             sorting += sorted.elapsed();
             blocks.give(lists);
             let found: Vec<Found> = keys
@@ -671,7 +716,7 @@ mod tests {
 
     #[test]
     fn sorting_by_the_side_not_moving_keeps_every_key() {
-        let mut scratch = Vec::new();
+        let mut sorter = Sorter::new();
         // both the small path and the radix path, lists of uneven lengths
         for (n, seed) in [
             (0, 1),
@@ -683,7 +728,7 @@ mod tests {
             let all = keys(n, seed);
             let lists: Vec<Vec<u64>> = all.chunks(977).map(<[u64]>::to_vec).collect();
             let out: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
-            sort_by_them(&lists, &mut scratch, &out);
+            sorter.sort_by_them(&lists, &out);
             let got: Vec<u64> = out.iter().map(|k| k.load(Relaxed)).collect();
             // by the other side's men alone, whatever the index above them
             let them = |e: u64| keymoves::split(unentry(e).0).1;
