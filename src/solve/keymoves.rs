@@ -314,12 +314,29 @@ impl Mover {
     /// taken.
     #[inline]
     pub(super) fn next<const KEYS: bool>(&mut self, key: u64, out: &mut Out) -> Next {
+        let mut n = 0;
+        self.visit::<KEYS>(key, |child| {
+            out.class = child.class;
+            out.index[n] = child.index;
+            if KEYS {
+                out.keys[n] = child.key;
+                out.taken_row[n] = child.taken_row;
+            }
+            n += 1;
+        })
+    }
+
+    /// The children of the position with key `key`, each handed to `child`
+    /// as it is found (with `KEYS`, with its key and the row of the man
+    /// taken; without, those are 0).
+    #[inline(always)]
+    pub(super) fn visit<const KEYS: bool>(&mut self, key: u64, child: impl FnMut(Child)) -> Next {
         let (us, them) = split(key);
         if us == 0 || them == 0 {
             return Next::Over;
         }
         self.share(us, them);
-        match self.moves::<KEYS>(us, them, out) {
+        match self.moves::<KEYS>(us, them, child) {
             Next::Over => {
                 let (us2, them2) = (turn_board(them), turn_board(us));
                 if can_move(us2, them2) {
@@ -332,9 +349,10 @@ impl Mover {
         }
     }
 
-    /// The moves of the mover `us` against `them`, as children in `out`.
+    /// The moves of the mover `us` against `them`, each child handed to
+    /// `child`.
     #[inline(always)]
-    fn moves<const KEYS: bool>(&self, us: u32, them: u32, out: &mut Out) -> Next {
+    fn moves<const KEYS: bool>(&self, us: u32, them: u32, mut child: impl FnMut(Child)) -> Next {
         let empty = !(us | them) & FULL;
         // the child: the opponent to move, the board turned, so square i is 17 - i
         let turned_us = turn_board(us);
@@ -345,15 +363,10 @@ impl Mover {
             | u64::from(us & self.jump_right & (empty >> 7)) << 18;
         debug_assert_eq!(bits, jump_moves(us, them, empty));
         if bits != 0 {
-            out.class = self.jump_class;
             while bits != 0 {
                 let m = JUMPS[bits.trailing_zeros() as usize];
                 bits &= bits - 1;
                 let mover = self.turned_them ^ m.taken;
-                if KEYS {
-                    out.keys[n] = join(mover, turned_us ^ m.from ^ m.to);
-                    out.taken_row[n] = m.taken_row;
-                }
                 // the square freed is inserted in the packed form, and counts
                 // below the squares above it
                 let at = u32::from(self.places[usize::from(m.taken_square)]);
@@ -364,7 +377,16 @@ impl Mover {
                 let p = (packed & low | (packed & !low) << 1)
                     ^ 1 << place(m.from_square)
                     ^ 1 << place(m.to_square);
-                out.index[n] = rank(mover) * self.jump_size + rank(p);
+                child(Child {
+                    class: self.jump_class,
+                    index: rank(mover) * self.jump_size + rank(p),
+                    key: if KEYS {
+                        join(mover, turned_us ^ m.from ^ m.to)
+                    } else {
+                        0
+                    },
+                    taken_row: if KEYS { m.taken_row } else { 0 },
+                });
                 n += 1;
             }
             return Next::Moves {
@@ -376,17 +398,21 @@ impl Mover {
         if bits == 0 {
             return Next::Over;
         }
-        out.class = self.step_class;
         while bits != 0 {
             let m = STEPS[bits.trailing_zeros() as usize];
             bits &= bits - 1;
-            if KEYS {
-                out.keys[n] = join(self.turned_them, turned_us ^ m.from ^ m.to);
-                out.taken_row[n] = 0;
-            }
             let place = |square: u8| u32::from(self.places[usize::from(square)]);
-            out.index[n] =
-                self.step_base + rank(packed ^ 1 << place(m.from_square) ^ 1 << place(m.to_square));
+            child(Child {
+                class: self.step_class,
+                index: self.step_base
+                    + rank(packed ^ 1 << place(m.from_square) ^ 1 << place(m.to_square)),
+                key: if KEYS {
+                    join(self.turned_them, turned_us ^ m.from ^ m.to)
+                } else {
+                    0
+                },
+                taken_row: 0,
+            });
             n += 1;
         }
         Next::Moves {
@@ -394,6 +420,17 @@ impl Mover {
             captures: false,
         }
     }
+}
+
+/// A child found by [`Mover::visit`]: its class and index in it, its key,
+/// and the row (1-4, seen from the mover) of the man taken, or 0 for a
+/// regular move.
+#[derive(Clone, Copy)]
+pub(super) struct Child {
+    pub(super) class: usize,
+    pub(super) index: u32,
+    pub(super) key: u64,
+    pub(super) taken_row: u8,
 }
 
 /// Whether the mover `us` has any move against `them`.

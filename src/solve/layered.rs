@@ -544,7 +544,6 @@ impl Layered {
     /// then the values are computed, so that the memory reads overlap.
     fn solve(&self, keys: &[AtomicU64]) {
         const BATCH: usize = 32;
-        let mut out = Out::new();
         let mut mover = Mover::new();
         // per position of the batch: its own place (in `reads` too, after its
         // children's), and its value when known without them
@@ -556,16 +555,14 @@ impl Layered {
             reads.clear();
             for key in part {
                 let (key, own) = unentry(key.load(Relaxed));
-                let known = match mover.next::<false>(key, &mut out) {
-                    Next::Moves { count, .. } => {
-                        let class = self.class(out.class);
-                        for &i in &out.index[..count] {
-                            let i = i as usize;
-                            class.prefetch_slot(i);
-                            reads.push((class, i));
-                        }
-                        None
-                    }
+                let found = mover.visit::<false>(key, |child| {
+                    let class = self.class(child.class);
+                    let i = child.index as usize;
+                    class.prefetch_slot(i);
+                    reads.push((class, i));
+                });
+                let known = match found {
+                    Next::Moves { .. } => None,
                     Next::Pass(p) => Some(self.after_pass(p).pack()),
                     Next::Over => {
                         let (us, them) = keymoves::split(key);
