@@ -433,6 +433,21 @@ pub(super) struct Child {
     pub(super) taken_row: u8,
 }
 
+/// Where the children of the position with key `key` by regular moves lie:
+/// their class and the first index and length of the block of it that holds
+/// them all (the child's mover's men are the men of the side not moving).
+#[inline(always)]
+pub(super) fn step_block(key: u64) -> (usize, usize, usize) {
+    let (us, them) = split(key);
+    let (theirs, ours) = (them.count_ones() as usize, us.count_ones() as usize);
+    let len = block(theirs, ours);
+    (
+        class_number(theirs, ours),
+        rank(turn_board(them)) as usize * len,
+        len,
+    )
+}
+
 /// Whether the mover `us` has any move against `them`.
 #[inline]
 fn can_move(us: u32, them: u32) -> bool {
@@ -489,6 +504,20 @@ mod tests {
                         fresh.taken_row[..count],
                         "{key:#x}"
                     );
+                    // regular moves' children lie in the block the position says
+                    if let Next::Moves {
+                        captures: false, ..
+                    } = got
+                    {
+                        let (class, base, len) = step_block(key);
+                        assert_eq!(fresh.class, class, "{key:#x}");
+                        assert!(
+                            fresh.index[..count]
+                                .iter()
+                                .all(|&i| (base..base + len).contains(&(i as usize))),
+                            "{key:#x}"
+                        );
+                    }
                     // and without the keys, the same children
                     let mut bare = Out::new();
                     assert_eq!(mover.next::<false>(key, &mut bare), got);

@@ -23,7 +23,7 @@
 
 use super::index::{class_number, class_sides, class_size, locate, locate_checked, CLASSES};
 use super::keymoves::{self, Mover, Next, Out};
-use super::memo::prefetch;
+use super::memo::{prefetch, prefetch_at};
 use super::zeroed::{Arena, Run, Zeroed};
 use super::GameValue;
 use rayon::prelude::*;
@@ -40,6 +40,8 @@ const LAYERS: usize = (MAX_MEN + 1) * ADVANCEMENTS;
 /// The layers a layer's children can be in: the next one (regular moves) and
 /// four with a man fewer (captures).
 const TARGETS: usize = 5;
+/// How many positions ahead the forward sweep asks for the marks it reads.
+const AHEAD: usize = 16;
 /// Positions a thread takes at a time.
 const CHUNK: usize = 2048;
 
@@ -124,6 +126,25 @@ fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> Option<u64> {
     set_new(&words[i / 64], 1 << (i % 64)).then(|| entry(key, i))
 }
 
+/// Asks the CPU to start loading the marks of the children by regular moves
+/// of the position with key `key` (which all lie in one block of their
+/// class, shared by the positions with the same men for the side not
+/// moving).
+#[inline(always)]
+fn prefetch_marks(seen: &[Option<Zeroed<AtomicU64>>], key: u64) {
+    let (us, them) = keymoves::split(key);
+    if us == 0 || them == 0 {
+        return;
+    }
+    let (class, base, len) = keymoves::step_block(key);
+    if let Some(words) = &seen[class] {
+        // a line of eight words at a time (a hint: no bounds to check)
+        for w in (base / 64..(base + len).div_ceil(64)).step_by(8) {
+            prefetch_at(words.as_ptr().wrapping_add(w));
+        }
+    }
+}
+
 /// Where a list entry keeps the index of its position in its class.
 const INDEX_SHIFT: u32 = 38;
 
@@ -204,7 +225,15 @@ impl<'a> Found<'a> {
     fn expand(mut self, seen: &[Option<Zeroed<AtomicU64>>], parents: &[AtomicU64]) -> Found<'a> {
         let mut out = Out::new();
         let mut mover = Mover::new();
-        for key in parents {
+        for (j, key) in parents.iter().enumerate() {
+            // the marks the positions a little ahead will read, where the
+            // men of the side not moving change
+            if let (Some(a), Some(b)) = (parents.get(j + AHEAD - 1), parents.get(j + AHEAD)) {
+                let (a, b) = (unentry(a.load(Relaxed)).0, unentry(b.load(Relaxed)).0);
+                if keymoves::split(a).1 != keymoves::split(b).1 {
+                    prefetch_marks(seen, b);
+                }
+            }
             match mover.next::<true>(unentry(key.load(Relaxed)).0, &mut out) {
                 Next::Moves { count, .. } => {
                     let words = seen[out.class].as_ref().expect("a child's class has room");

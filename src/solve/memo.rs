@@ -157,13 +157,20 @@ impl Table {
 /// Asks the CPU to start loading `x` (a hint: nothing on other targets).
 #[inline(always)]
 pub(super) fn prefetch<T>(x: &T) {
+    prefetch_at(std::ptr::from_ref(x));
+}
+
+/// Asks the CPU to start loading the cache line at `at`, which need not
+/// point into anything (a prefetch never faults).
+#[inline(always)]
+pub(super) fn prefetch_at<T>(at: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: a prefetch is only a hint that never faults, and SSE is
         // part of every x86_64 CPU.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast::<i8>()) };
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(at.cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    let _ = at;
 }
