@@ -19,7 +19,7 @@
 //! The start position reaches [`START_POSITIONS`] positions. `MiniSolver`
 //! solves them one by one (memoised negamax, one thread, about 10 s);
 //! `MiniTablebase::build` solves them layer by layer (men on the board, then
-//! advancement) on all threads, in 1.0-1.05 s on two cores, and keeps their
+//! advancement) on all threads, in about 1.0 s on two cores, and keeps their
 //! values in 62 MB.
 //!
 //! - [`value`]: `GameValue`, a position's exact value.
