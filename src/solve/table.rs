@@ -51,7 +51,9 @@ impl MiniTablebase {
     /// at its peak, 62 MB kept) and other callers wait for it.
     #[must_use]
     pub fn global() -> &'static MiniTablebase {
-        GLOBAL.get_or_init(|| MiniTablebase::build(&mut |_| {}))
+        // on a thread of the pool, which then starts each parallel step
+        // itself instead of handing it over from outside
+        GLOBAL.get_or_init(|| rayon::scope(|_| MiniTablebase::build(&mut |_| {})))
     }
 
     /// The process-wide tablebase if it is already built; never waits.
