@@ -280,24 +280,18 @@ const SMALL_RUN: usize = 128;
 
 /// The work space of [`Sorter::sort_by_them`], kept from layer to layer.
 struct Sorter {
-    /// The keys sorted by their high digit.
-    scratch: Zeroed<AtomicU64>,
     /// For each list, where its keys of each high digit go.
     starts: Vec<u32>,
 }
 
 impl Sorter {
     fn new() -> Sorter {
-        Sorter {
-            scratch: Zeroed::new(0),
-            starts: Vec::new(),
-        }
+        Sorter { starts: Vec::new() }
     }
 
     /// Writes the keys of `lists` to `out` (as long as all of them), sorted
     /// by the men of the side not moving, on all threads: first by the high
-    /// digit, into the scratch space, then each run of equal high digits by
-    /// the low one.
+    /// digit, then each run of equal high digits in place by the low one.
     fn sort_by_them(&mut self, lists: &[Vec<u64>], out: &[AtomicU64]) {
         let n = out.len();
         if n < 4 * CHUNK {
@@ -308,11 +302,6 @@ impl Sorter {
             }
             return;
         }
-        if self.scratch.len() < n {
-            // huge pages: the keys scatter over 512 places at once
-            self.scratch = Zeroed::new(n.next_power_of_two());
-        }
-        let scratch = &self.scratch[..n];
         // each list's count of each high digit, then the runs of each digit,
         // then each list's place in them (list by list: the counts of one
         // list are contiguous)
@@ -350,7 +339,7 @@ impl Sorter {
                 let mut start: [u32; 512] = start.try_into().expect("512 digits");
                 for &k in list {
                     let d = them_digits(k).0;
-                    scratch[start[d] as usize].store(k, Relaxed);
+                    out[start[d] as usize].store(k, Relaxed);
                     start[d] += 1;
                 }
             });
@@ -362,42 +351,36 @@ impl Sorter {
             }
         }
         groups.push(512);
-        groups
-            .par_windows(2)
-            .flat_map_iter(|w| w[0]..w[1])
-            .for_each(|d| {
-                let run = runs[d] as usize..runs[d + 1] as usize;
-                sort_by_low_digit(&scratch[run.clone()], &out[run]);
-            });
+        groups.par_windows(2).for_each_init(Vec::new, |keys, w| {
+            for d in w[0]..w[1] {
+                sort_by_low_digit(&out[runs[d] as usize..runs[d + 1] as usize], keys);
+            }
+        });
     }
 }
 
-/// Writes `from` to `to` sorted by the low digit of the men of the side not
-/// moving.
-fn sort_by_low_digit(from: &[AtomicU64], to: &[AtomicU64]) {
-    if from.len() <= SMALL_RUN {
-        let mut keys = [0u64; SMALL_RUN];
-        let keys = &mut keys[..from.len()];
-        for (k, f) in keys.iter_mut().zip(from) {
-            *k = f.load(Relaxed);
-        }
+/// Sorts `run` by the low digit of the men of the side not moving, through
+/// `keys` (any room; it is reused from run to run).
+fn sort_by_low_digit(run: &[AtomicU64], keys: &mut Vec<u64>) {
+    keys.clear();
+    keys.extend(run.iter().map(|k| k.load(Relaxed)));
+    if run.len() <= SMALL_RUN {
         keys.sort_unstable_by_key(|&k| them_digits(k).1);
-        for (t, &k) in to.iter().zip(keys.iter()) {
-            t.store(k, Relaxed);
+        for (r, &k) in run.iter().zip(keys.iter()) {
+            r.store(k, Relaxed);
         }
         return;
     }
     let mut count = [0u32; 513];
-    for k in from {
-        count[them_digits(k.load(Relaxed)).1 + 1] += 1;
+    for &k in keys.iter() {
+        count[them_digits(k).1 + 1] += 1;
     }
     for i in 1..513 {
         count[i] += count[i - 1];
     }
-    for k in from {
-        let k = k.load(Relaxed);
+    for &k in keys.iter() {
         let low = &mut count[them_digits(k).1];
-        to[*low as usize].store(k, Relaxed);
+        run[*low as usize].store(k, Relaxed);
         *low += 1;
     }
 }
