@@ -303,8 +303,8 @@ impl Mover {
         self.packing = Packing::new(self.free);
         let [(left0, ..), (left1, ..), (right0, ..), (right1, ..)] = jumpers(FULL, them, FULL);
         (self.jump_left, self.jump_right) = (left0 | left1, right0 | right1);
-        self.step_class = class_number(theirs, ours_n);
-        self.step_base = rank(self.turned_them) * block(theirs, ours_n) as u32;
+        let (step_class, step_base, _) = step_block(join(us, them));
+        (self.step_class, self.step_base) = (step_class, step_base as u32);
         self.jump_class = class_number(theirs - 1, ours_n);
         self.jump_size = block(theirs - 1, ours_n) as u32;
     }

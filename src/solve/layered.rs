@@ -225,13 +225,17 @@ impl<'a> Found<'a> {
     fn expand(mut self, seen: &[Option<Zeroed<AtomicU64>>], parents: &[AtomicU64]) -> Found<'a> {
         let mut out = Out::new();
         let mut mover = Mover::new();
+        // the men of the side not moving of the last position looked ahead at
+        let them = |key: &AtomicU64| keymoves::split(unentry(key.load(Relaxed)).0).1;
+        let mut ahead = parents.get(AHEAD - 1).map_or(0, them);
         for (j, key) in parents.iter().enumerate() {
             // the marks the positions a little ahead will read, where the
             // men of the side not moving change
-            if let (Some(a), Some(b)) = (parents.get(j + AHEAD - 1), parents.get(j + AHEAD)) {
-                let (a, b) = (unentry(a.load(Relaxed)).0, unentry(b.load(Relaxed)).0);
-                if keymoves::split(a).1 != keymoves::split(b).1 {
-                    prefetch_marks(seen, b);
+            if let Some(next) = parents.get(j + AHEAD) {
+                let next = unentry(next.load(Relaxed)).0;
+                if keymoves::split(next).1 != ahead {
+                    ahead = keymoves::split(next).1;
+                    prefetch_marks(seen, next);
                 }
             }
             match mover.next::<true>(unentry(key.load(Relaxed)).0, &mut out) {
@@ -279,16 +283,13 @@ fn them_digits(key: u64) -> (usize, usize) {
 const SMALL_RUN: usize = 128;
 
 /// The work space of [`Sorter::sort_by_them`], kept from layer to layer.
+#[derive(Default)]
 struct Sorter {
     /// For each list, where its keys of each high digit go.
     starts: Vec<u32>,
 }
 
 impl Sorter {
-    fn new() -> Sorter {
-        Sorter { starts: Vec::new() }
-    }
-
     /// Writes the keys of `lists` to `out` (as long as all of them), sorted
     /// by the men of the side not moving, on all threads: first by the high
     /// digit, then each run of equal high digits in place by the low one.
@@ -472,7 +473,7 @@ impl Layered {
         let mut pending: Vec<Vec<Vec<u64>>> = vec![Vec::new(); LAYERS];
         let mut arena = Arena::new();
         let mut layers: Vec<[Run; 2]> = vec![[Run::default(); 2]; LAYERS];
-        let mut sorter = Sorter::new();
+        let mut sorter = Sorter::default();
         let blocks = Blocks::default();
         // time spent sorting, and in each sweep (for the log)
         let began = Instant::now();
@@ -725,7 +726,7 @@ mod tests {
 
     #[test]
     fn sorting_by_the_side_not_moving_keeps_every_key() {
-        let mut sorter = Sorter::new();
+        let mut sorter = Sorter::default();
         // both the small path and the radix path, lists of uneven lengths
         for (n, seed) in [
             (0, 1),
