@@ -8,6 +8,8 @@
 //!   `MoveList`, `Position` (FEN in and out, Zobrist key), move notation, legal
 //!   move generation per variant behind the [`board::Rules`] trait, and `Game`
 //!   (history, undo, repetition, the 40-move rule, results).
+//! - [`files`]: data files named from outside: which paths a network client
+//!   may name, and opening one without blocking or reading past its format.
 //! - [`perft`]: move-tree counting, the check on move generation.
 //! - [`eval`]: the static evaluation of a position, per variant.
 //! - [`solve`]: the exact value (win, draw or loss, and plies to the end) of
@@ -46,6 +48,7 @@
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
+pub mod files;
 pub mod perft;
 
 pub mod eval;

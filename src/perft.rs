@@ -184,6 +184,58 @@ pub fn perft(pos: &Position, depth: u32, counting: Counting) -> u64 {
     })
 }
 
+/// Why [`perft_bounded`] gave up before the count was complete.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum PerftInterrupted {
+    /// The stop flag was raised.
+    #[error("stopped after {0} leaves")]
+    Stopped(u64),
+    /// More leaves than the budget allows.
+    #[error("over the budget of {0} leaves")]
+    OverBudget(u64),
+}
+
+/// Subtrees of at most this many plies are counted without looking at the
+/// stop flag or the budget (each takes well under a millisecond).
+const UNCHECKED_PLIES: u32 = 4;
+
+/// [`perft`] that gives up when `stop` is raised or the count passes `budget`
+/// leaves, so that a client's count can be bounded and cancelled.
+pub fn perft_bounded(
+    pos: &Position,
+    depth: u32,
+    counting: Counting,
+    stop: &std::sync::atomic::AtomicBool,
+    budget: u64,
+) -> Result<u64, PerftInterrupted> {
+    fn walk(
+        pos: &Position,
+        depth: u32,
+        counting: Counting,
+        stop: &std::sync::atomic::AtomicBool,
+        budget: u64,
+        total: &mut u64,
+    ) -> Result<(), PerftInterrupted> {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(PerftInterrupted::Stopped(*total));
+        }
+        if depth <= UNCHECKED_PLIES {
+            *total += perft(pos, depth, counting);
+        } else {
+            for &m in moves_for(pos, counting).iter() {
+                walk(&pos.after(m), depth - 1, counting, stop, budget, total)?;
+            }
+        }
+        if *total > budget {
+            return Err(PerftInterrupted::OverBudget(budget));
+        }
+        Ok(())
+    }
+    let mut total = 0;
+    walk(pos, depth, counting, stop, budget, &mut total)?;
+    Ok(total)
+}
+
 /// Perft split by root move: each root move with the leaf count below it.
 #[must_use]
 pub fn divide(pos: &Position, depth: u32, counting: Counting) -> Vec<(Move, u64)> {
@@ -249,5 +301,29 @@ mod tests {
         let two_ways = Position::from_fen(Variant::English, "W:WK7,30,31:B1,4,10,11,18,19")
             .expect("the FEN of protocol/RULES.md");
         assert_eq!(perft_all_plain::<English>(&two_ways, 7), 11_802);
+    }
+
+    /// The bounded count agrees with the plain one, and gives up when stopped
+    /// or over its budget.
+    #[test]
+    fn a_bounded_count_agrees_or_gives_up() {
+        use std::sync::atomic::AtomicBool;
+        let start = Position::startpos(Variant::English);
+        let go = AtomicBool::new(false);
+        for depth in [0, 3, 6, 7] {
+            assert_eq!(
+                perft_bounded(&start, depth, Counting::AllPaths, &go, u64::MAX),
+                Ok(perft(&start, depth, Counting::AllPaths))
+            );
+        }
+        assert_eq!(
+            perft_bounded(&start, 7, Counting::AllPaths, &go, 100_000),
+            Err(PerftInterrupted::OverBudget(100_000))
+        );
+        let stopped = AtomicBool::new(true);
+        assert_eq!(
+            perft_bounded(&start, 7, Counting::AllPaths, &stopped, u64::MAX),
+            Err(PerftInterrupted::Stopped(0))
+        );
     }
 }

@@ -38,12 +38,13 @@ fn session_responses(variant: Variant) -> Vec<Response> {
     ];
     for l in &lines {
         s.handle_line(l.as_bytes(), &mut out);
-    }
-    while s.is_searching() {
-        let ev = events
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the search answers");
-        s.handle_event(ev, &mut out);
+        // perft and go each answer before the next line
+        while s.is_searching() {
+            let ev = events
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the search answers");
+            s.handle_event(ev, &mut out);
+        }
     }
     let first = out
         .iter()

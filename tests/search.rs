@@ -26,6 +26,7 @@ fn best_of(events: &[Event]) -> (Option<Move>, Option<Score>, u64) {
                 bestmoves += 1;
             }
             Event::Trace(_) => {}
+            Event::Perft { .. } => panic!("a perft answer to a search"),
         }
     }
     assert_eq!(bestmoves, 1, "exactly one BestMove per search");

@@ -146,6 +146,7 @@ pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Futu
     let config = Arc::new(config);
     let limits = listener::Limits {
         max_connections: config.max_games.max(1),
+        max_per_address: config.max_games.max(1),
         grace: Duration::from_secs(5),
     };
     let name = config.name.clone();
@@ -154,7 +155,7 @@ pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Futu
         limits,
         shutdown,
         |socket, peer, shutdown| handle(socket, peer, Arc::clone(&config), shutdown),
-        move |socket, _| refuse(socket, name.clone()),
+        move |socket, _, _| refuse(socket, name.clone()),
     )
     .await;
 }

@@ -191,7 +191,7 @@ pub fn read(path: &Path, mat: Material, kind: Kind) -> Result<Vec<u8>, FileError
         path: path.to_path_buf(),
         source,
     };
-    let mut f = File::open(path).map_err(io_err)?;
+    let mut f = crate::files::open_regular(path).map_err(io_err)?;
     let found = f.metadata().map_err(io_err)?.len();
     let positions = mat.positions();
     let data_len = kind.data_len(positions);

@@ -49,14 +49,19 @@ impl Limits {
         self.movestogo = movestogo;
     }
 
-    /// Whether any limit is given (else the level's default think time applies).
+    /// Whether a limit applies to a search with `turn` to move (else the
+    /// level's default think time does): a clock counts only for the side to
+    /// move, so `go wtime T` with Black to move still ends.
     #[must_use]
-    pub fn has_limit(&self) -> bool {
+    pub fn has_limit_for(&self, turn: Color) -> bool {
+        let clock = match turn {
+            Color::Black => self.btime,
+            Color::White => self.wtime,
+        };
         self.depth.is_some()
             || self.nodes.is_some()
             || self.movetime.is_some()
-            || self.wtime.is_some()
-            || self.btime.is_some()
+            || clock.is_some()
             || self.infinite
             || self.ponder
     }
@@ -114,7 +119,7 @@ impl EngineOptions {
                     search::clock_budget(left, inc.unwrap_or_default(), limits.movestogo);
                 sl.soft_time = Some(soft);
                 sl.hard_time = Some(hard);
-            } else if !limits.has_limit() {
+            } else if !limits.has_limit_for(pos.turn()) {
                 let mt = self.level.default_movetime();
                 sl.hard_time = Some(mt);
                 sl.soft_time = Some(mt);
@@ -130,4 +135,36 @@ fn rand_seed() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(0x5eed);
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clock for the side not to move only (or a GUI sending one clock)
+    /// still gives the search a time limit.
+    #[test]
+    fn a_clock_of_the_other_side_only_falls_back_to_the_default_time() {
+        let opts = EngineOptions::default();
+        let start = Position::startpos(Variant::English); // Black to move
+        let ms = Duration::from_millis;
+        let other = Limits {
+            wtime: Some(ms(1000)),
+            ..Limits::default()
+        };
+        let sl = opts.search_limits(&other, &start);
+        assert_eq!(sl.hard_time, Some(opts.level.default_movetime()));
+        let own = Limits {
+            btime: Some(ms(1000)),
+            ..Limits::default()
+        };
+        let sl = opts.search_limits(&own, &start);
+        assert!(sl.hard_time.is_some_and(|t| t < ms(1000)), "{sl:?}");
+        let depth = Limits {
+            depth: Some(3),
+            wtime: Some(ms(1000)),
+            ..Limits::default()
+        };
+        assert_eq!(opts.search_limits(&depth, &start).hard_time, None);
+    }
 }

@@ -27,6 +27,7 @@ pub use slot::{Phase, SearchId, SearchSlot, Stopped};
 
 use crate::board::{Game, Move, Position};
 use crate::egdb::Tablebase;
+use crate::perft::{Counting, PerftInterrupted};
 use crate::search::tt::{TableAllocError, TranspositionTable};
 use crate::search::{self, Control, History, Iteration, SearchReport};
 pub use crate::search::{Score, TraceNode};
@@ -34,8 +35,8 @@ use crate::solve::MiniTablebase;
 use answer::{Answer, AnswerGuard, SharedAnswer};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 /// Statistics of one iteration, as the protocol's `info` line shows them.
@@ -90,6 +91,9 @@ impl Info {
     }
 }
 
+/// The callback a search reports through.
+type OnEvent = Box<dyn FnMut(Event) + Send>;
+
 /// What a search reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -103,6 +107,15 @@ pub enum Event {
         mv: Option<Move>,
         /// The expected reply.
         ponder: Option<Move>,
+    },
+    /// The answer of [`Engine::perft`]: exactly one per count.
+    Perft {
+        /// Plies counted.
+        depth: u32,
+        /// The leaf count, or why the count gave up.
+        leaves: Result<u64, PerftInterrupted>,
+        /// Time since the count started.
+        time: Duration,
     },
 }
 
@@ -130,18 +143,58 @@ enum Egdb {
     Absent,
 }
 
+/// The sets of databases open in this process, by canonical directory; an
+/// entry lives while some engine holds its set.
+static OPEN_TABLEBASES: Mutex<Vec<(PathBuf, Weak<Tablebase>)>> = Mutex::new(Vec::new());
+
+/// The open set for `dir`, if any (dropping the entries no engine holds).
+fn cached_tablebase(dir: &Path) -> Option<Arc<Tablebase>> {
+    let mut open = OPEN_TABLEBASES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    open.retain(|(_, tb)| tb.strong_count() > 0);
+    open.iter()
+        .find(|(d, _)| d == dir)
+        .and_then(|(_, tb)| tb.upgrade())
+}
+
+/// How many sets of endgame databases this process holds open (each set is
+/// one directory, however its path was spelled).
+#[must_use]
+pub fn open_tablebases() -> usize {
+    let mut open = OPEN_TABLEBASES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    open.retain(|(_, tb)| tb.strong_count() > 0);
+    open.len()
+}
+
 /// The databases in `dir`, shared by every engine of the process that uses
-/// the same directory (the slices it loads are read-only).
+/// the same directory (however its path is spelled) while any of them does;
+/// the slices it loads are read-only. The directory is read without holding
+/// the cache's lock.
 fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
-    static OPEN: Mutex<Vec<(PathBuf, Arc<Tablebase>)>> = Mutex::new(Vec::new());
-    let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, tb)) = open.iter().find(|(d, _)| d == dir) {
-        return Ok(Arc::clone(tb));
+    let dir = dir.canonicalize().map_err(|e| e.to_string())?;
+    if let Some(tb) = cached_tablebase(&dir) {
+        return Ok(tb);
     }
     let mut tb = Tablebase::new();
-    tb.add_directory(dir).map_err(|e| e.to_string())?;
+    tb.add_directory(&dir).map_err(|e| e.to_string())?;
     let tb = Arc::new(tb);
-    open.push((dir.to_path_buf(), Arc::clone(&tb)));
+    {
+        let mut open = OPEN_TABLEBASES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(other) = open
+            .iter()
+            .find(|(d, _)| *d == dir)
+            .and_then(|(_, tb)| tb.upgrade())
+        {
+            // another engine opened it meanwhile: share that one
+            return Ok(other);
+        }
+        open.push((dir, Arc::downgrade(&tb)));
+    }
     // Searches never wait for a file (a large slice takes longer to read than
     // a move may): the small slices are read now, the rest on a thread of
     // their own, and each answers probes once it is in memory.
@@ -486,6 +539,58 @@ impl Engine {
         SearchHandle {
             control,
             start: Instant::now(),
+            thread,
+        }
+    }
+
+    /// Counts the leaves `depth` plies below `pos` (every capture path counted)
+    /// on a new thread, giving up when stopped or past `budget` leaves: a
+    /// search like any other for the front end, answered by exactly one
+    /// [`Event::Perft`].
+    #[allow(clippy::unused_self)]
+    pub fn perft(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        budget: u64,
+        on_event: Box<dyn FnMut(Event) + Send>,
+    ) -> SearchHandle {
+        let control = Arc::new(Control::default());
+        let c2 = Arc::clone(&control);
+        let pos = *pos;
+        let start = Instant::now();
+        let answer = Arc::new(Mutex::new(Some(on_event)));
+        let a2 = Arc::clone(&answer);
+        let send = move |answer: &Mutex<Option<OnEvent>>, leaves| {
+            let mut slot = answer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(mut f) = slot.take() {
+                f(Event::Perft {
+                    depth,
+                    leaves,
+                    time: start.elapsed(),
+                });
+            }
+        };
+        let thread = std::thread::Builder::new()
+            .name("kingme-perft".into())
+            .spawn(move || {
+                let leaves =
+                    crate::perft::perft_bounded(&pos, depth, Counting::AllPaths, &c2.stop, budget);
+                send(&a2, leaves);
+            });
+        let thread = match thread {
+            Ok(t) => Some(t),
+            Err(e) => {
+                tracing::error!(error = %e, "no perft thread");
+                send(&answer, Err(PerftInterrupted::Stopped(0)));
+                None
+            }
+        };
+        SearchHandle {
+            control,
+            start,
             thread,
         }
     }

@@ -207,22 +207,51 @@ impl LearnedWeights {
     /// Reads a weights file.
     pub fn load(path: &Path) -> Result<LearnedWeights, WeightsError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| WeightsError::Io {
+        let len = (HEADER_LEN + FEATURES * 4) as u64;
+        let bytes = crate::files::read_bounded(path, len).map_err(|source| WeightsError::Io {
             path: name.clone(),
             source,
         })?;
         LearnedWeights::from_bytes(&bytes, &name)
     }
 
-    /// Writes a weights file (to a temporary name first, then renamed into place).
+    /// Writes a weights file: to a temporary name of this writer's own,
+    /// synced, then renamed into place (two writers never mix their bytes).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         let io = |source| WeightsError::Io {
             path: path.display().to_string(),
             source,
         };
-        let tmp = path.with_extension("kmw.tmp");
-        std::fs::write(&tmp, self.to_bytes()).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(
+            ".{}.{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = path.with_file_name(name);
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| {
+                f.write_all(&self.to_bytes())?;
+                f.sync_all()
+            })
+            .and_then(|()| std::fs::rename(&tmp, path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(e));
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // make the rename durable where a directory can be synced
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
     }
 
     /// The checksum of the weights, as written in the file header.
@@ -264,5 +293,35 @@ mod tests {
                 .to_string();
             assert!(e.starts_with("x.kmw: ") && e.contains(why), "{e}");
         }
+    }
+
+    #[test]
+    fn concurrent_writers_leave_a_whole_file_and_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("kingme-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.kmw");
+        let w = LearnedWeights::builtin();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..5 {
+                        w.save(&path).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(LearnedWeights::load(&path).unwrap().to_bytes(), BUILTIN);
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["w.kmw"], "temporaries left behind");
+        // a padded file is refused without reading past its format's size
+        let mut padded = BUILTIN.to_vec();
+        padded.push(0);
+        std::fs::write(&path, padded).unwrap();
+        let e = LearnedWeights::load(&path).unwrap_err().to_string();
+        assert!(e.contains("larger than"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

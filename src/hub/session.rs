@@ -301,7 +301,7 @@ impl HubSession {
                 Event::Info(_) => match tx.try_send(Input::Search(ev)) {
                     Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
                 },
-                Event::Trace(_) => {}
+                Event::Trace(_) | Event::Perft { .. } => {}
             }),
         );
         self.search.start(handle, &limits, *game.position(), None);
@@ -331,7 +331,7 @@ impl HubSession {
                 // the search thread has sent its last event: joining is immediate
                 self.search.answer();
             }
-            Event::Trace(_) => {}
+            Event::Trace(_) | Event::Perft { .. } => {}
         }
     }
 

@@ -8,7 +8,9 @@
 //! - [`Session`]: one client's game, options and search as a state machine that
 //!   turns lines and engine events into responses. The stdio and TCP transports
 //!   in [`crate::server`] both drive it.
+//! - [`HashBudget`]: the server-wide cap on the sessions' tables.
 
+mod budget;
 mod command;
 pub mod options;
 mod parse;
@@ -17,6 +19,7 @@ mod response_parse;
 mod session;
 mod token;
 
+pub use budget::{HashBudget, OverBudget, Reservation};
 pub use command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
     MAX_PERFT_DEPTH,

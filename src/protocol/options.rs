@@ -191,9 +191,21 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
     })
 }
 
+/// Whether setting option `name` to `value` names a server file or
+/// directory (a path, not a keyword such as `builtin`).
+#[must_use]
+pub fn names_server_file(name: &str, value: &str) -> bool {
+    match name.to_ascii_lowercase().as_str() {
+        "evalfile" => !matches!(value.trim(), "" | "builtin" | "hand"),
+        "egdbpath" => !value.trim().is_empty(),
+        _ => false,
+    }
+}
+
 /// Sets an engine option from its text: [`parse_option`], then
-/// [`Engine::set`]. A directory that holds no databases is a bad value of
-/// `EGDBPath`.
+/// [`Engine::set`]. A directory that can't be read is a bad value of
+/// `EGDBPath`; one that holds no databases is taken (the engine's notice
+/// says so).
 pub fn set_option(engine: &mut Engine, name: &str, value: &str) -> Result<(), OptionError> {
     match engine.set(parse_option(name, value)?) {
         Ok(()) => Ok(()),

@@ -2,6 +2,7 @@
 //! consumes lines and engine events and produces [`Response`]s. Transports
 //! (stdio, TCP) only move bytes; everything the protocol means happens here.
 
+use super::budget::{HashBudget, Reservation};
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
 use super::options::{self, engine_option_specs, parse_bool, OptionKind, OptionSpec};
 use super::response::{Refusal, Response, PROTOCOL_VERSION};
@@ -10,7 +11,8 @@ use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{
     self, Engine, EngineOption, Event, Level, Limits, Phase, Score, SearchSlot, Stopped,
 };
-use crate::perft::{self, Counting};
+use crate::files::FileAccess;
+use crate::perft::PerftInterrupted;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
@@ -32,8 +34,20 @@ pub struct SessionConfig {
     pub default_hash_mib: Option<usize>,
     /// Largest `Threads` a client may set.
     pub max_threads: usize,
-    /// Deepest `perft` (it runs on the session's own thread).
+    /// Deepest `perft`.
     pub max_perft_depth: u32,
+    /// Most leaves one `perft` may count.
+    pub max_perft_leaves: u64,
+    /// Longest any one search may run (`go infinite` and `analyze`
+    /// included); the transport stops it then. `None`: no limit.
+    pub max_search_time: Option<Duration>,
+    /// Which server files the client may name (`EvalFile`, `EGDBPath`).
+    pub files: FileAccess,
+    /// Options every new session's engine starts with (the operator's
+    /// `--eval-file`, `--egdb`), before the client's own.
+    pub defaults: Vec<EngineOption>,
+    /// The server-wide cap on the sessions' tables; `None` for no cap.
+    pub hash_budget: Option<Arc<HashBudget>>,
     /// Largest `go trace N`.
     pub max_trace_nodes: u64,
     /// A global cap on concurrent searches; `None` for no cap.
@@ -49,6 +63,11 @@ impl Default for SessionConfig {
             default_hash_mib: None,
             max_threads: engine::MAX_THREADS as usize,
             max_perft_depth: 20,
+            max_perft_leaves: u64::MAX,
+            max_search_time: None,
+            files: FileAccess::Any,
+            defaults: Vec::new(),
+            hash_budget: None,
             max_trace_nodes: 100_000,
             search_slots: None,
         }
@@ -100,6 +119,8 @@ enum Purpose {
     Go,
     Reply,
     Hint(Option<Score>),
+    /// `perft N`: answered by its count instead of a move.
+    Perft(u32),
 }
 
 /// One client's protocol state: its game, its engine and options, its search.
@@ -111,6 +132,14 @@ pub struct Session {
     reply: bool,
     authed: bool,
     search: SearchSlot<Purpose>,
+    /// When the running search started (for the server's limit on its length).
+    search_started: Option<Instant>,
+    /// The running search was stopped for reaching that limit.
+    overtime: bool,
+    /// `readyok`s to send once the running perft has answered.
+    ready_owed: usize,
+    /// This session's share of the server's hash budget.
+    hash_reservation: Option<Reservation>,
     events: mpsc::Sender<Event>,
 }
 
@@ -128,6 +157,10 @@ impl Session {
                 reply: false,
                 authed,
                 search: SearchSlot::new(),
+                search_started: None,
+                overtime: false,
+                ready_owed: 0,
+                hash_reservation: None,
                 events: tx,
             },
             Events(rx),
@@ -145,6 +178,35 @@ impl Session {
             s.push_str(AUTH_REQUEST);
         }
         Response::InfoString(s)
+    }
+
+    /// Whether the client has authenticated (or needs not).
+    #[must_use]
+    pub fn is_authed(&self) -> bool {
+        self.authed
+    }
+
+    /// When the running search reaches the longest a search may run here
+    /// ([`SessionConfig::max_search_time`]); `None` when no limit is due.
+    #[must_use]
+    pub fn search_deadline(&self) -> Option<Instant> {
+        let max = self.config.max_search_time?;
+        if self.overtime || self.search.phase() != Phase::Searching {
+            return None;
+        }
+        Some(self.search_started? + max)
+    }
+
+    /// The running search reached [`Session::search_deadline`]: says so and
+    /// stops it (its answer follows as usual).
+    pub fn search_overtime(&mut self, out: &mut Vec<Response>) {
+        let max = self.config.max_search_time.unwrap_or_default();
+        self.overtime = true;
+        out.push(Response::InfoString(format!(
+            "this server ends any search after {} s; stopping it",
+            max.as_secs_f64()
+        )));
+        self.stop(out);
     }
 
     /// Whether a search is running or queued (so a `bestmove` is owed).
@@ -215,6 +277,11 @@ impl Session {
             };
         }
         match cmd {
+            // a count answers before the readyok that follows it, as when
+            // perft ran in line
+            Command::IsReady if matches!(self.search.context(), Some(Purpose::Perft(_))) => {
+                self.ready_owed += 1;
+            }
             Command::IsReady => out.push(Response::ReadyOk),
             Command::Quit => {
                 self.stop(out);
@@ -271,13 +338,7 @@ impl Session {
                         self.config.max_perft_depth
                     )));
                 } else {
-                    let t = Instant::now();
-                    let nodes = perft::perft(self.game.position(), d, Counting::AllPaths);
-                    out.push(Response::Perft {
-                        depth: d,
-                        nodes,
-                        time: t.elapsed(),
-                    });
+                    self.start_search(Limits::default(), Purpose::Perft(d), out);
                 }
             }
             Command::Eval => {
@@ -309,6 +370,22 @@ impl Session {
             Event::BestMove { mv, ponder } => {
                 if let Some(purpose) = self.search.answer() {
                     self.finish(purpose, mv, ponder, out);
+                }
+            }
+            Event::Perft {
+                depth,
+                leaves,
+                time,
+            } => {
+                if self.search.answer().is_some() {
+                    out.push(match leaves {
+                        Ok(nodes) => Response::Perft { depth, nodes, time },
+                        Err(PerftInterrupted::OverBudget(n)) => Response::Error(format!(
+                            "perft: over this session's limit of {n} leaves; stopped"
+                        )),
+                        Err(e) => Response::Error(format!("perft: {e}")),
+                    });
+                    self.pay_ready(out);
                 }
             }
         }
@@ -344,14 +421,72 @@ impl Session {
     }
 
     fn engine(&mut self) -> &mut Engine {
-        let default_hash = self.config.default_hash_mib;
-        self.engine.get_or_insert_with(|| {
-            let mut e = Engine::new();
-            if let Some(h) = default_hash {
-                let _ = e.set(EngineOption::Hash(h));
+        if self.engine.is_none() {
+            let e = self.new_engine();
+            self.engine = Some(e);
+        }
+        self.engine.as_mut().expect("made above")
+    }
+
+    /// A new engine with the operator's defaults and this session's share
+    /// of the hash budget (the smallest table, outside the budget, when the
+    /// budget is spent: the connection limit bounds those).
+    fn new_engine(&mut self) -> Engine {
+        let mut e = Engine::new();
+        for o in &self.config.defaults {
+            if let Err(err) = e.set(o.clone()) {
+                tracing::warn!(error = %err, "a server default option was not taken");
             }
-            e
-        })
+        }
+        let mut hash = self.config.default_hash_mib.unwrap_or(e.hash_mib());
+        if let Some(b) = &self.config.hash_budget {
+            match b.reserve(hash) {
+                Ok(r) => self.hash_reservation = Some(r),
+                Err(_) => hash = 1,
+            }
+        }
+        if hash != e.hash_mib() {
+            if let Err(err) = e.set(EngineOption::Hash(hash)) {
+                tracing::warn!(error = %err, "default Hash not taken");
+            }
+        }
+        e
+    }
+
+    /// `setoption name Hash`: within the session's cap (checked by the
+    /// caller) and the server's budget.
+    fn set_hash(&mut self, name: &str, value: &str, out: &mut Vec<Response>) {
+        let mib = match options::parse_option(name, value) {
+            Ok(EngineOption::Hash(mib)) => mib,
+            Ok(_) => unreachable!("the Hash option parses to Hash"),
+            Err(e) => {
+                out.push(Response::Error(format!("setoption: {e}")));
+                return;
+            }
+        };
+        let _ = self.engine();
+        let before = self.hash_reservation.as_ref().map(Reservation::mib);
+        if let Some(b) = self.config.hash_budget.clone() {
+            let resized = match &mut self.hash_reservation {
+                Some(r) => r.resize(mib),
+                None => b.reserve(mib).map(|r| self.hash_reservation = Some(r)),
+            };
+            if let Err(e) = resized {
+                out.push(Response::Error(format!("setoption: {e}")));
+                return;
+            }
+        }
+        if let Err(e) = self.engine().set(EngineOption::Hash(mib)) {
+            out.push(Response::Error(format!("setoption: {e}")));
+            match before {
+                Some(old) => {
+                    if let Some(r) = &mut self.hash_reservation {
+                        let _ = r.resize(old);
+                    }
+                }
+                None => self.hash_reservation = None,
+            }
+        }
     }
 
     fn option_specs(&self) -> Vec<OptionSpec> {
@@ -446,6 +581,8 @@ impl Session {
                 };
                 if let Some(e) = capped(max, what) {
                     out.push(Response::Error(e));
+                } else if lower == "hash" {
+                    self.set_hash(name, value, out);
                 } else if let Err(e) = options::set_option(self.engine(), name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 }
@@ -458,6 +595,18 @@ impl Session {
                         "setoption: unknown option '{name}' (options: {})",
                         names.join(", ")
                     )));
+                } else if options::names_server_file(name, value) {
+                    match self.config.files.resolve(value.trim()) {
+                        Err(e) => out.push(Response::Error(format!("setoption: {name}: {e}"))),
+                        Ok(path) => {
+                            let path = path.to_string_lossy();
+                            if let Err(e) = options::set_option(self.engine(), name, &path) {
+                                out.push(Response::Error(format!("setoption: {e}")));
+                            } else if let Some(n) = self.engine().take_egdb_notice() {
+                                out.push(Response::InfoString(n));
+                            }
+                        }
+                    }
                 } else if let Err(e) = options::set_option(self.engine(), name, value) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 } else if let Some(n) = self.engine().take_egdb_notice() {
@@ -709,7 +858,7 @@ impl Session {
         // One queue slot is always left for the bestmove, so it is never dropped;
         // info and trace lines are dropped when the client reads too slowly.
         let on_event = Box::new(move |ev: Event| match ev {
-            Event::BestMove { .. } => {
+            Event::BestMove { .. } | Event::Perft { .. } => {
                 let _ = tx.try_send(ev);
             }
             _ => {
@@ -719,7 +868,15 @@ impl Session {
             }
         });
         let game = self.game.clone();
-        let handle = self.engine().go(&game, limits.clone(), on_event);
+        let budget = self.config.max_perft_leaves;
+        let handle = match purpose {
+            Purpose::Perft(depth) => self
+                .engine()
+                .perft(game.position(), depth, budget, on_event),
+            _ => self.engine().go(&game, limits.clone(), on_event),
+        };
+        self.search_started = Some(Instant::now());
+        self.overtime = false;
         self.search.start(handle, &limits, purpose, slot);
     }
 
@@ -732,6 +889,11 @@ impl Session {
     ) {
         if let Purpose::Hint(score) = purpose {
             out.push(Response::Hint { mv, score });
+            return;
+        }
+        if let Purpose::Perft(_) = purpose {
+            out.push(Response::Error("perft: stopped before it started".into()));
+            self.pay_ready(out);
             return;
         }
         out.push(Response::BestMove { mv, ponder });
@@ -752,6 +914,13 @@ impl Session {
                     }
                 }
             }
+        }
+    }
+
+    /// The `readyok`s held back while a perft ran.
+    fn pay_ready(&mut self, out: &mut Vec<Response>) {
+        for _ in 0..std::mem::take(&mut self.ready_owed) {
+            out.push(Response::ReadyOk);
         }
     }
 

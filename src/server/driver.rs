@@ -72,6 +72,9 @@ pub struct DriveConfig {
     pub max_line: usize,
     /// Close after this long with no input and no search.
     pub idle_timeout: Option<Duration>,
+    /// With a token, close a client that has not authenticated this long
+    /// after connecting.
+    pub auth_timeout: Option<Duration>,
     /// Close when a write takes longer.
     pub write_timeout: Option<Duration>,
     /// What the end of input does.
@@ -79,6 +82,28 @@ pub struct DriveConfig {
     /// After `quit`, the end of input or the idle timeout, how long a search
     /// gets to answer (`None`: as long as it takes).
     pub close_grace: Option<Duration>,
+}
+
+/// Hands `lines` to the session in order, up to a `quit`.
+fn handle_lines(
+    session: &mut Session,
+    lines: &[Line],
+    max_line: usize,
+    out: &mut Vec<Response>,
+) -> Flow {
+    for line in lines {
+        let flow = match line {
+            Line::Text(bytes) => session.handle_line(bytes, out),
+            Line::TooLong => {
+                session.handle_overlong(max_line, out);
+                Flow::Continue
+            }
+        };
+        if flow == Flow::Quit {
+            return Flow::Quit;
+        }
+    }
+    Flow::Continue
 }
 
 type PermitWait = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
@@ -107,6 +132,7 @@ pub async fn drive<T: Transport>(
     let never = Instant::now() + Duration::from_secs(86400 * 365);
     let mut close_deadline = never;
     let mut last_input = Instant::now();
+    let auth_at = config.auth_timeout.map_or(never, |t| Instant::now() + t);
     let grace = |d: Duration| Instant::now() + d;
     let mut shutdown = std::pin::pin!(shutdown);
     let mut shutting_down = false;
@@ -137,6 +163,7 @@ pub async fn drive<T: Transport>(
             _ => {}
         }
         let idle_at = config.idle_timeout.map_or(never, |t| last_input + t);
+        let search_at = session.search_deadline().map_or(never, Instant::from_std);
         let close = |closing: &mut bool, deadline: &mut Instant| {
             *closing = true;
             *deadline = config.close_grace.map_or(never, grace);
@@ -146,18 +173,22 @@ pub async fn drive<T: Transport>(
                 last_input = Instant::now();
                 match inbound {
                     Inbound::Lines(lines) => {
-                        for line in lines {
-                            let flow = match line {
-                                Line::Text(bytes) => session.handle_line(&bytes, &mut out),
-                                Line::TooLong => {
-                                    session.handle_overlong(config.max_line, &mut out);
-                                    Flow::Continue
-                                }
-                            };
-                            if flow == Flow::Quit {
-                                close(&mut closing, &mut close_deadline);
-                                break;
-                            }
+                        // a line may read a file or allocate a table: never on
+                        // the async workers
+                        let max_line = config.max_line;
+                        let handled = tokio::task::spawn_blocking(move || {
+                            let flow = handle_lines(&mut session, &lines, max_line, &mut out);
+                            (session, out, flow)
+                        })
+                        .await;
+                        let Ok((s, o, flow)) = handled else {
+                            tracing::error!("a session panicked handling a line; closing");
+                            return;
+                        };
+                        session = s;
+                        out = o;
+                        if flow == Flow::Quit {
+                            close(&mut closing, &mut close_deadline);
                         }
                     }
                     Inbound::Refused(why) => out.push(Response::Error(why)),
@@ -190,6 +221,13 @@ pub async fn drive<T: Transport>(
                     Ok(p) => session.slot_granted(p, &mut out),
                     Err(_) => session.stop(&mut out),
                 }
+            }
+            () = tokio::time::sleep_until(auth_at), if !closing && !session.is_authed() => {
+                out.push(Response::Error("not authenticated in time; closing".into()));
+                close(&mut closing, &mut close_deadline);
+            }
+            () = tokio::time::sleep_until(search_at), if session.search_deadline().is_some() => {
+                session.search_overtime(&mut out);
             }
             () = tokio::time::sleep_until(idle_at), if !closing && !session.is_searching() => {
                 let idle = config.idle_timeout.unwrap_or_default();

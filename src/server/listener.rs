@@ -3,8 +3,9 @@
 //! (one more is handed to a refusal task), a broadcast tells every handler to
 //! shut down, and an mpsc whose closing says every handler is done.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
@@ -28,13 +29,70 @@ impl Shutdown {
 pub struct Limits {
     /// Connections served at once.
     pub max_connections: usize,
+    /// Connections served at once from one client address (IP).
+    pub max_per_address: usize,
     /// How long handlers get to close after shutdown.
     pub grace: Duration,
 }
 
+/// Why a connection is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Full {
+    /// The server serves `max` connections already.
+    Server {
+        /// The server's limit.
+        max: usize,
+    },
+    /// The client's address has `max` connections already.
+    Address {
+        /// The limit per address.
+        max: usize,
+    },
+}
+
+/// The connections open per client address; an entry goes when its last
+/// connection closes.
+#[derive(Default)]
+struct PerAddress(std::sync::Mutex<HashMap<IpAddr, usize>>);
+
+/// One connection counted for its address until dropped.
+struct AddressSlot(Arc<PerAddress>, IpAddr);
+
+impl PerAddress {
+    fn take(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<AddressSlot> {
+        let mut m = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = m.entry(ip).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(AddressSlot(Arc::clone(self), ip))
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut m = self
+            .0
+             .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = m.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.1);
+            }
+        }
+    }
+}
+
 /// Accepts connections on `listener` until `shutdown` completes. Each one is
-/// served by `handle` on its own task while fewer than `max_connections` are;
-/// one more goes to `refuse` (which should answer briefly and close). Then
+/// served by `handle` on its own task while fewer than `max_connections` are
+/// (and fewer than `max_per_address` from its address); one more goes to
+/// `refuse` with the reason (which should answer briefly and close). Then
 /// tells every handler and waits (up to `grace`) for them to end. A failed
 /// accept (out of descriptors, say) is logged and retried; errors of one
 /// connection never reach this loop.
@@ -47,12 +105,13 @@ pub async fn serve<H, HF, R, RF>(
 ) where
     H: Fn(TcpStream, SocketAddr, Shutdown) -> HF,
     HF: Future<Output = ()> + Send + 'static,
-    R: Fn(TcpStream, SocketAddr) -> RF,
+    R: Fn(TcpStream, SocketAddr, Full) -> RF,
     RF: Future<Output = ()> + Send + 'static,
 {
     let (notify_shutdown, _) = broadcast::channel::<()>(1);
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let conns = Arc::new(Semaphore::new(limits.max_connections));
+    let per_address = Arc::new(PerAddress::default());
     let accept = async {
         loop {
             let (socket, peer) = match listener.accept().await {
@@ -63,22 +122,34 @@ pub async fn serve<H, HF, R, RF>(
                     continue;
                 }
             };
-            match Arc::clone(&conns).try_acquire_owned() {
-                Ok(permit) => {
+            let slot = Arc::clone(&conns)
+                .try_acquire_owned()
+                .map_err(|_| Full::Server {
+                    max: limits.max_connections,
+                })
+                .and_then(|permit| {
+                    let max = limits.max_per_address;
+                    per_address
+                        .take(peer.ip(), max)
+                        .map(|a| (permit, a))
+                        .ok_or(Full::Address { max })
+                });
+            match slot {
+                Ok((permit, address)) => {
                     let served = handle(socket, peer, Shutdown(notify_shutdown.subscribe()));
                     let done = done_tx.clone();
                     tokio::spawn(async move {
                         tracing::info!(%peer, "connected");
                         served.await;
                         tracing::info!(%peer, "closed");
+                        drop(address);
                         drop(permit);
                         drop(done);
                     });
                 }
-                Err(_) => {
-                    let max = limits.max_connections;
-                    tracing::warn!(%peer, max, "refused: too many connections");
-                    tokio::spawn(refuse(socket, peer));
+                Err(full) => {
+                    tracing::warn!(%peer, ?full, "refused: too many connections");
+                    tokio::spawn(refuse(socket, peer, full));
                 }
             }
         }

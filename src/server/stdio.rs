@@ -46,6 +46,7 @@ pub fn serve(
         greet: false,
         max_line,
         idle_timeout: None,
+        auth_timeout: None,
         write_timeout: None,
         at_end: AtEnd::Finish,
         close_grace: None,

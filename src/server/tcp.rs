@@ -4,10 +4,11 @@
 
 use super::codec::KingmeCodec;
 use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
-use super::listener;
-use crate::protocol::{Refusal, Response, SessionConfig};
+use super::listener::{self, Full};
+use crate::protocol::{HashBudget, Refusal, Response, SessionConfig};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
@@ -20,6 +21,14 @@ use tokio_util::codec::Framed;
 pub struct ServerConfig {
     /// Connections served at once; one more gets an error line and is closed.
     pub max_connections: usize,
+    /// Connections served at once from one client address.
+    pub max_per_address: usize,
+    /// The sum of every session's `Hash`, in MiB; a `setoption Hash` over
+    /// it is refused.
+    pub hash_budget_mib: usize,
+    /// With a token, a client that has not sent `auth` within this time is
+    /// closed.
+    pub auth_timeout: Duration,
     /// Searches running at once across all sessions (default: cores - 1, at
     /// least 1); more wait in a fair queue.
     pub max_searches: usize,
@@ -38,7 +47,10 @@ impl Default for ServerConfig {
     fn default() -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         ServerConfig {
-            max_connections: 1024,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_per_address: DEFAULT_MAX_CONNECTIONS,
+            hash_budget_mib: default_hash_budget_mib(),
+            auth_timeout: Duration::from_secs(10),
             // One core stays free for the network, so stop and isready are
             // answered at once even when every slot is searching.
             max_searches: cores.saturating_sub(1).max(1),
@@ -50,11 +62,46 @@ impl Default for ServerConfig {
                 default_hash_mib: Some(16),
                 max_threads: cores,
                 max_perft_depth: 9,
+                max_perft_leaves: MAX_PERFT_LEAVES,
                 max_trace_nodes: 10_000,
+                max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
+                files: crate::files::FileAccess::Within(Vec::new()),
                 ..SessionConfig::default()
             },
         }
     }
+}
+
+/// Default `max_connections`: with each session's default 16 MiB table, the
+/// default hash budget holds every connection's table.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+/// Default longest search a network client may run (`go infinite` included).
+pub const DEFAULT_MAX_SEARCH_TIME: Duration = Duration::from_secs(300);
+
+/// Most leaves a network client's `perft` may count.
+pub const MAX_PERFT_LEAVES: u64 = 2_000_000_000;
+
+/// The default hash budget: 1024 MiB or a quarter of physical memory,
+/// whichever is less.
+#[must_use]
+pub fn default_hash_budget_mib() -> usize {
+    let quarter = physical_memory_mib().map_or(1024, |m| m / 4);
+    quarter.clamp(16, 1024)
+}
+
+/// Physical memory in MiB, where the system says.
+fn physical_memory_mib() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: usize = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024)
 }
 
 /// Serves connections from `listener` until `shutdown` completes; then tells
@@ -66,8 +113,10 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(config.max_searches.max(1)));
     config.session.search_slots = Some(Arc::clone(&slots));
+    config.session.hash_budget = Some(HashBudget::new(config.hash_budget_mib));
     let limits = listener::Limits {
         max_connections: config.max_connections,
+        max_per_address: config.max_per_address,
         grace: Duration::from_secs(5),
     };
     let drive_config = DriveConfig {
@@ -75,6 +124,7 @@ pub async fn serve(
         greet: true,
         max_line: config.max_line,
         idle_timeout: Some(config.idle_timeout),
+        auth_timeout: Some(config.auth_timeout),
         write_timeout: Some(config.write_timeout),
         at_end: AtEnd::Stop,
         close_grace: Some(Duration::from_secs(5)),
@@ -84,7 +134,6 @@ pub async fn serve(
         // queued searches answer at once
         slots.close();
     };
-    let max = config.max_connections;
     listener::serve(
         listener,
         limits,
@@ -96,16 +145,22 @@ pub async fn serve(
                 shutdown.recv().await
             })
         },
-        move |socket, _peer| refuse(socket, max),
+        refuse,
     )
     .await;
     Ok(())
 }
 
-/// Tells a client over the connection limit so, then closes.
-async fn refuse(mut socket: TcpStream, max: usize) {
+/// Tells a client over a connection limit so, then closes.
+async fn refuse(mut socket: TcpStream, _peer: SocketAddr, full: Full) {
     use tokio::io::AsyncWriteExt;
-    let line = format!("{}\n", Response::Refused(Refusal::ServerFull { max }));
+    let refusal = match full {
+        Full::Server { max } => Response::Refused(Refusal::ServerFull { max }),
+        Full::Address { max } => Response::Error(format!(
+            "too many connections from your address ({max}); try again later"
+        )),
+    };
+    let line = format!("{refusal}\n");
     let _ = timeout(Duration::from_secs(2), async {
         socket.write_all(line.as_bytes()).await?;
         socket.shutdown().await

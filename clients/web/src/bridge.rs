@@ -200,6 +200,7 @@ async fn in_process(socket: WebSocket, shared: &Shared) {
         greet: true,
         max_line: MAX_LINE,
         idle_timeout: Some(shared.config.idle_timeout),
+        auth_timeout: None,
         write_timeout: None,
         at_end: AtEnd::Stop,
         close_grace: Some(Duration::from_secs(5)),
