@@ -10,8 +10,11 @@
 //!   server drives it, or a connection to a kingme TCP server
 //!   (`--engine tcp:HOST:PORT`). A tab that goes away frees its session (the
 //!   search is stopped and its thread joined); bad messages get `error` lines.
+//! - [`access`]: who may use it: allowed hosts only (against DNS rebinding),
+//!   and the per-launch [`Key`] when there is one.
 //! - This file: [`WebConfig`], the router ([`app`]) and [`serve`].
 
+pub mod access;
 pub mod bridge;
 pub mod page;
 
@@ -29,6 +32,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
+
+pub use access::{host_name, HostError, Key};
 
 /// Longest protocol line accepted from the page, in bytes (as the engine's own limit).
 pub const MAX_LINE: usize = kingme::server::MAX_LINE;
@@ -91,6 +96,10 @@ pub struct WebConfig {
     pub idle_timeout: Duration,
     /// What each in-process session allows (its `search_slots` is set by [`app`]).
     pub session: SessionConfig,
+    /// Host names served besides loopback ones, as [`host_name`] gives them.
+    pub allowed_hosts: Vec<String>,
+    /// The key every request must carry, if any.
+    pub key: Option<Key>,
 }
 
 impl Default for WebConfig {
@@ -105,6 +114,8 @@ impl Default for WebConfig {
             write_timeout: tcp.write_timeout,
             idle_timeout: Duration::from_secs(30 * 60),
             session: tcp.session,
+            allowed_hosts: Vec::new(),
+            key: None,
         }
     }
 }
@@ -152,6 +163,11 @@ pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
         .route("/{file}", get(page_file))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/ws", get(ws_upgrade))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&shared),
+            access::guard,
+        ))
         .with_state(shared);
     (router, stats, tx)
 }
@@ -199,6 +215,7 @@ fn asset(body: &'static str, mime: &'static str) -> Response {
             ),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
             (header::CACHE_CONTROL, "no-cache"),
+            (header::REFERRER_POLICY, "no-referrer"),
         ],
         body,
     )

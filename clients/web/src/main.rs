@@ -3,7 +3,8 @@
 
 use anyhow::Context;
 use clap::Parser;
-use kingme_web::{EngineSpec, WebConfig};
+use kingme_web::{EngineSpec, Key, WebConfig};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// A browser board for kingme: open the printed URL.
 #[derive(Parser, Debug)]
@@ -34,6 +35,14 @@ struct Args {
     /// from the tab (never during a search).
     #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
+    /// Also serve the board under this host name or address (besides localhost,
+    /// 127.x.x.x and [::1]); repeatable. Requests naming any other host are refused.
+    #[arg(long, value_name = "NAME", value_parser = kingme_web::host_name)]
+    allow_host: Vec<String>,
+    /// Require the per-launch key in the printed URL even on loopback (it is
+    /// always required when listening beyond loopback).
+    #[arg(long)]
+    require_key: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -44,6 +53,7 @@ fn main() -> anyhow::Result<()> {
         engine_token: args.engine_token,
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         max_sessions: args.max_sessions.max(1),
+        allowed_hosts: args.allow_host,
         ..WebConfig::default()
     };
     if let Some(n) = args.max_searches {
@@ -62,14 +72,53 @@ fn main() -> anyhow::Result<()> {
         if !local.ip().is_loopback() {
             eprintln!(
                 "WARNING: kingme-web is listening on {local}, reachable from other machines: \
-                 anyone who can connect can use this machine's CPU. Bind 127.0.0.1 unless you mean it."
+                 anyone with the URL below (it holds the key) can use this machine's CPU. \
+                 Bind 127.0.0.1 unless you mean it."
             );
+            if local.ip().is_unspecified() && config.allowed_hosts.is_empty() {
+                eprintln!(
+                    "kingme-web: other machines must name this one by a host given \
+                     with --allow-host NAME"
+                );
+            }
         }
+        let named = config.allowed_hosts.clone();
+        if !local.ip().is_loopback() || args.require_key {
+            config.key = Some(Key::generate().context("generating the key")?);
+        }
+        // An address can't be rebound like a name: the one bound is served as itself.
+        let shown = match local.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => {
+                SocketAddr::new(Ipv4Addr::LOCALHOST.into(), local.port())
+            }
+            IpAddr::V6(ip) if ip.is_unspecified() => {
+                SocketAddr::new(Ipv6Addr::LOCALHOST.into(), local.port())
+            }
+            ip => {
+                if !ip.is_loopback() {
+                    config.allowed_hosts.push(ip.to_string());
+                }
+                local
+            }
+        };
+        let query = config
+            .key
+            .as_ref()
+            .map(|k| format!("?key={}", k.as_str()))
+            .unwrap_or_default();
         let engine = match &config.engine {
             EngineSpec::InProcess => "in-process engine".to_string(),
             EngineSpec::Tcp(a) => format!("engine at tcp:{a}"),
         };
-        println!("kingme-web: open http://{local}/ in a browser ({engine}; Ctrl-C to stop)");
+        println!("kingme-web: open http://{shown}/{query} in a browser ({engine}; Ctrl-C to stop)");
+        for name in named.iter().filter(|n| **n != shown.ip().to_string()) {
+            let name = if name.contains(':') {
+                format!("[{name}]")
+            } else {
+                name.clone()
+            };
+            println!("kingme-web: or http://{name}:{}/{query}", local.port());
+        }
         kingme_web::serve(listener, config, kingme::server::shutdown_signal())
             .await
             .context("serving")

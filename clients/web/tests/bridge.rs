@@ -1,7 +1,9 @@
 //! The WebSocket bridge holds up: a tab that closes mid-search frees its session
 //! (the search thread is joined), bad messages get `error` lines and the session
 //! goes on, oversized messages are refused, other sites' pages are refused, and
-//! the TCP mode relays to a real kingme server. A real WebSocket client
+//! the TCP mode relays to a real kingme server. Only allowed hosts are served
+//! (loopback and `--allow-host`, against DNS rebinding), and with a key only
+//! requests that carry it (raw HTTP requests with chosen headers). A real WebSocket client
 //! (tokio-tungstenite) talks to the server started in-process on 127.0.0.1:0.
 
 use futures_util::{SinkExt, StreamExt};
@@ -418,4 +420,388 @@ fn engine_specs_parse() {
     ] {
         assert!(bad.parse::<EngineSpec>().is_err(), "{bad}");
     }
+}
+
+/// A reply read off the socket: status, head (lowercased) and body.
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{:.200}", self.head, self.body)
+    }
+}
+
+/// Sends `GET path` with exactly `headers` and reads the reply (its body by
+/// Content-Length; none after a 101).
+async fn get_with(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut req = format!("GET {path} HTTP/1.1\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let read = async {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            let n = tcp.read(&mut chunk).await.unwrap();
+            assert!(
+                n > 0,
+                "the reply ended in its head: {:?}",
+                String::from_utf8_lossy(&buf)
+            );
+            buf.extend_from_slice(&chunk[..n]);
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+        let status = head[9..12].parse().unwrap();
+        let len = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map_or(0, |n| n.trim().parse().unwrap());
+        while status != 101 && buf.len() < head_end + len {
+            let n = tcp.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "the reply ended in its body");
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let body = String::from_utf8_lossy(&buf[head_end..]).into_owned();
+        Reply { status, head, body }
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .expect("a reply within 10 s")
+}
+
+/// `GET path` naming `host`, plus `extra` headers.
+async fn page_at(addr: SocketAddr, host: &str, path: &str, extra: &[(&str, &str)]) -> Reply {
+    let mut h = vec![("Host", host), ("Connection", "close")];
+    h.extend_from_slice(extra);
+    get_with(addr, path, &h).await
+}
+
+/// A WebSocket upgrade of `path` naming `host`, from a page of that host
+/// (`Origin: http://HOST`), plus `extra` headers.
+async fn upgrade_at(addr: SocketAddr, host: &str, path: &str, extra: &[(&str, &str)]) -> Reply {
+    let origin = format!("http://{host}");
+    let mut h = vec![
+        ("Host", host),
+        ("Origin", origin.as_str()),
+        ("Upgrade", "websocket"),
+        ("Connection", "Upgrade"),
+        ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+        ("Sec-WebSocket-Version", "13"),
+    ];
+    h.extend_from_slice(extra);
+    get_with(addr, path, &h).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_host_is_refused_even_from_its_own_origin() {
+    let (addr, stats) = start(WebConfig::default()).await;
+    let port = addr.port();
+    // A page of evil.example whose name was rebound to 127.0.0.1 sends these.
+    let r = upgrade_at(addr, &format!("evil.example:{port}"), "/ws", &[]).await;
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.body.contains("not allowed"), "{r:?}");
+    assert!(r.body.contains("--allow-host evil.example\n"), "{r:?}");
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_string(),
+        format!("EVIL.Example:{port}"),
+        format!("localhost.evil.example:{port}"),
+        format!("127.0.0.1.nip.io:{port}"),
+        format!("0.0.0.0:{port}"),
+        format!("10.1.2.3:{port}"),
+        format!("[::2]:{port}"),
+    ] {
+        for path in ["/", "/app.js", "/favicon.ico", "/nope"] {
+            let r = page_at(addr, &host, path, &[]).await;
+            assert_eq!(r.status, 403, "{host} {path}: {r:?}");
+            assert!(r.body.contains("--allow-host"), "{host} {path}: {r:?}");
+            assert!(r.head.contains("content-type: text/plain"), "{r:?}");
+        }
+        let r = upgrade_at(addr, &host, "/ws", &[]).await;
+        assert_eq!(r.status, 403, "{host} /ws: {r:?}");
+    }
+    // No Host, two of them, or one that is no host at all.
+    let r = get_with(addr, "/", &[("Connection", "close")]).await;
+    assert_eq!(r.status, 400, "{r:?}");
+    let two = [
+        ("Host", "localhost"),
+        ("Host", "evil.example"),
+        ("Connection", "close"),
+    ];
+    assert_eq!(get_with(addr, "/", &two).await.status, 400);
+    let r = page_at(addr, "evil.example:80@127.0.0.1", "/", &[]).await;
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(stats.sessions(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_hosts_are_served() {
+    let (addr, _) = start(WebConfig::default()).await;
+    let port = addr.port();
+    for host in [
+        "localhost".to_string(),
+        format!("localhost:{port}"),
+        format!("LocalHost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("127.8.9.10:{port}"),
+        format!("[::1]:{port}"),
+        "[::1]".to_string(),
+    ] {
+        let r = page_at(addr, &host, "/", &[]).await;
+        assert_eq!(r.status, 200, "{host}: {r:?}");
+        assert!(r.body.contains("<svg id=\"board\""), "{host}");
+        assert!(!r.head.contains("set-cookie"), "no key, no cookie: {r:?}");
+        assert_eq!(page_at(addr, &host, "/app.js", &[]).await.status, 200);
+        let r = upgrade_at(addr, &host, "/ws", &[]).await;
+        assert_eq!(r.status, 101, "{host}: {r:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_allowed_host_is_served_and_its_origin_still_checked() {
+    let (addr, _) = start(WebConfig {
+        allowed_hosts: vec![kingme_web::host_name("Board.LAN").unwrap()],
+        ..WebConfig::default()
+    })
+    .await;
+    let port = addr.port();
+    for host in [format!("board.lan:{port}"), "BOARD.lan".to_string()] {
+        let r = page_at(addr, &host, "/", &[]).await;
+        assert_eq!(r.status, 200, "{host}: {r:?}");
+        let r = upgrade_at(addr, &host, "/ws", &[]).await;
+        assert_eq!(r.status, 101, "{host}: {r:?}");
+    }
+    for host in [
+        format!("other.lan:{port}"),
+        format!("board.lan.evil.example:{port}"),
+    ] {
+        assert_eq!(page_at(addr, &host, "/", &[]).await.status, 403, "{host}");
+        assert_eq!(
+            upgrade_at(addr, &host, "/ws", &[]).await.status,
+            403,
+            "{host}"
+        );
+    }
+    // Loopback is still served.
+    assert_eq!(page_at(addr, "localhost", "/", &[]).await.status, 200);
+    // Another site's page may not connect through the allowed name.
+    let host = format!("board.lan:{port}");
+    let r = get_with(
+        addr,
+        "/ws",
+        &[
+            ("Host", &host),
+            ("Origin", "http://evil.example"),
+            ("Upgrade", "websocket"),
+            ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+            ("Sec-WebSocket-Version", "13"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.body.contains("cross-origin"), "{r:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_key_only_requests_that_carry_it_are_served() {
+    let key = kingme_web::Key::generate().unwrap();
+    let wrong = kingme_web::Key::generate().unwrap();
+    let (secret, name) = (key.as_str(), key.cookie_name());
+    let (addr, stats) = start(WebConfig {
+        key: Some(key.clone()),
+        ..WebConfig::default()
+    })
+    .await;
+    let host = format!("127.0.0.1:{}", addr.port());
+
+    // The page: refused without the key or with a wrong one, no cookie set.
+    for path in [
+        "/",
+        "/app.js",
+        &format!("/?key={}", wrong.as_str()),
+        "/?key=",
+    ] {
+        let r = page_at(addr, &host, path, &[]).await;
+        assert_eq!(r.status, 403, "{path}: {r:?}");
+        assert!(r.body.contains("needs its key"), "{path}: {r:?}");
+        assert!(!r.head.contains("set-cookie"), "{path}: {r:?}");
+    }
+    // With it, served, and the cookie set.
+    for path in [
+        format!("/?key={secret}"),
+        format!("/?variant=mini&key={secret}&level=easy"),
+    ] {
+        let r = page_at(addr, &host, &path, &[]).await;
+        assert_eq!(r.status, 200, "{path}: {r:?}");
+        assert!(r.body.contains("<svg id=\"board\""));
+        let cookie = r
+            .head
+            .lines()
+            .find_map(|l| l.strip_prefix("set-cookie: "))
+            .unwrap_or_else(|| panic!("a cookie is set: {r:?}"));
+        let parts: Vec<&str> = cookie.split(';').map(str::trim).collect();
+        assert_eq!(parts[0], format!("{name}={secret}"));
+        for attr in ["httponly", "samesite=strict", "path=/"] {
+            assert!(parts.contains(&attr), "{attr} in {cookie}");
+        }
+    }
+    // The page's modules come with the cookie.
+    let good = format!("{name}={secret}");
+    let r = page_at(addr, &host, "/app.js", &[("Cookie", &good)]).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(!r.head.contains("set-cookie"), "{r:?}");
+
+    // The WebSocket: refused without the key, with a wrong one, or with the
+    // right value under another cookie's name...
+    let wrong_cookie = format!("{name}={}", wrong.as_str());
+    let other_name = format!("kingme-web-key-0={secret}");
+    let wrong_query = format!("/ws?key={}", wrong.as_str());
+    for (path, cookie) in [
+        ("/ws", None),
+        ("/ws", Some(wrong_cookie.as_str())),
+        ("/ws", Some(other_name.as_str())),
+        (wrong_query.as_str(), None),
+        ("/ws?key=", None),
+    ] {
+        let extra: Vec<(&str, &str)> = cookie.map(|c| ("Cookie", c)).into_iter().collect();
+        let r = upgrade_at(addr, &host, path, &extra).await;
+        assert_eq!(r.status, 403, "{path} {cookie:?}: {r:?}");
+    }
+    // ...served with the cookie (among others) or the key in its query.
+    let among = format!("theme=dark; {good}; x=y");
+    let query = format!("/ws?key={secret}");
+    for (path, cookie) in [
+        ("/ws", Some(good.as_str())),
+        ("/ws", Some(among.as_str())),
+        (query.as_str(), None),
+        (wrong_query.as_str(), Some(good.as_str())),
+    ] {
+        let extra: Vec<(&str, &str)> = cookie.map(|c| ("Cookie", c)).into_iter().collect();
+        let r = upgrade_at(addr, &host, path, &extra).await;
+        assert_eq!(r.status, 101, "{path} {cookie:?}: {r:?}");
+    }
+    // The key does not make a foreign host acceptable.
+    let evil = format!("evil.example:{}", addr.port());
+    let r = upgrade_at(addr, &evil, &query, &[("Cookie", &good)]).await;
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.body.contains("not allowed"), "{r:?}");
+
+    // A real client with the cookie gets a working session.
+    let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+    req.headers_mut().insert("cookie", good.parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    send(&mut ws, "isready").await;
+    let l = read_until(&mut ws, |l| l == "readyok").await;
+    assert!(l[0].starts_with("info string kingme"), "{l:?}");
+    assert_eq!(stats.sessions(), 1);
+    let err = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("403"), "{err}");
+}
+
+/// The kingme-web binary, killed when dropped.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs the kingme-web binary with `args`; returns it and the first `lines` lines it prints.
+fn run_binary(args: &[&str], lines: usize) -> (Server, Vec<String>) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-web"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let server = Server(child);
+    let printed = (0..lines)
+        .map(|_| {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            line
+        })
+        .collect();
+    (server, printed)
+}
+
+/// The URL in a line kingme-web printed: its address and its `?key=` (if any).
+fn printed_url(line: &str) -> (String, SocketAddr, Option<String>) {
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("a URL in {line:?}"));
+    let rest = url.strip_prefix("http://").unwrap();
+    let (hostport, tail) = rest.split_once('/').unwrap();
+    let key = tail.strip_prefix("?key=").map(str::to_string);
+    let port: u16 = hostport.rsplit_once(':').unwrap().1.parse().unwrap();
+    (
+        hostport.to_string(),
+        SocketAddr::from(([127, 0, 0, 1], port)),
+        key,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_asks_for_a_key_beyond_loopback_or_when_told() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-web"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--allow-host <NAME>"), "{help}");
+    assert!(help.contains("--require-key"), "{help}");
+
+    // On loopback: the URL as before, and no key needed.
+    let (_server, out) = run_binary(&["--listen", "127.0.0.1:0"], 1);
+    let (shown, addr, key) = printed_url(&out[0]);
+    assert_eq!(key, None, "{out:?}");
+    assert_eq!(upgrade_at(addr, &shown, "/ws", &[]).await.status, 101);
+
+    // --require-key: a fresh key in the URL, and needed.
+    let (_server, out) = run_binary(&["--listen", "127.0.0.1:0", "--require-key"], 1);
+    let (shown, addr, key) = printed_url(&out[0]);
+    let key = key.unwrap_or_else(|| panic!("a key in {out:?}"));
+    assert_eq!(key.len(), 32, "{key}");
+    assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
+    assert_eq!(upgrade_at(addr, &shown, "/ws", &[]).await.status, 403);
+    let r = page_at(addr, &shown, &format!("/?key={key}"), &[]).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.head.contains("set-cookie: kingme-web-key-"), "{r:?}");
+    let r = upgrade_at(addr, &shown, &format!("/ws?key={key}"), &[]).await;
+    assert_eq!(r.status, 101, "{r:?}");
+    drop(_server);
+
+    // Beyond loopback (every interface): a key is needed without asking; the
+    // URL names loopback, and --allow-host names are printed too.
+    let (_server, out) = run_binary(&["--listen", "0.0.0.0:0", "--allow-host", "Box.Example"], 2);
+    let (shown, addr, key) = printed_url(&out[0]);
+    assert!(shown.starts_with("127.0.0.1:"), "{out:?}");
+    let key = key.unwrap_or_else(|| panic!("a key in {out:?}"));
+    let (named, _, named_key) = printed_url(&out[1]);
+    assert_eq!(named, format!("box.example:{}", addr.port()), "{out:?}");
+    assert_eq!(named_key.as_deref(), Some(key.as_str()));
+    assert_eq!(upgrade_at(addr, &shown, "/ws", &[]).await.status, 403);
+    let with_key = format!("/ws?key={key}");
+    assert_eq!(upgrade_at(addr, &shown, &with_key, &[]).await.status, 101);
+    assert_eq!(upgrade_at(addr, &named, &with_key, &[]).await.status, 101);
+    let evil = format!("evil.example:{}", addr.port());
+    assert_eq!(upgrade_at(addr, &evil, &with_key, &[]).await.status, 403);
 }

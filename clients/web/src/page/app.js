@@ -20,7 +20,11 @@ import { render, renderClock, notice, log, wire, formSettings, showLive } from '
 const $ = (id) => document.getElementById(id);
 
 function connect() {
-  const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws';
+  // The key cookie goes with it; a ?key= in the page's URL is passed on too
+  // (for a browser that keeps no cookies).
+  const key = new URLSearchParams(location.search).get('key');
+  const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws'
+    + (key ? '?key=' + encodeURIComponent(key) : '');
   S.proto = new Proto(url, {
     open: async () => {
       S.connected = true;

@@ -15,7 +15,8 @@ export const BIN = process.env.KINGME_WEB_BIN || path.join(root, 'target/debug/k
 export const SHOTS = path.join(root, 'target/web-screenshots');
 export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 
-/** Starts kingme-web on a free port; resolves with the process and the URL it prints. */
+/** Starts kingme-web on a free port; resolves with the process and the URL it
+ * prints (with its `?key=` when it has one). */
 export function startServer(extra = []) {
   return new Promise((resolve, reject) => {
     const proc = spawn(BIN, ['--listen', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -23,7 +24,7 @@ export function startServer(extra = []) {
     const timer = setTimeout(() => reject(new Error('kingme-web printed no URL in 10 s: ' + out)), 10000);
     proc.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/http:\/\/[^\s/]+\//);
+      const m = out.match(/http:\/\/[^\s/]+\/(\?key=[0-9a-f]+)?/);
       if (m) {
         clearTimeout(timer);
         resolve({ proc, url: m[0] });
