@@ -12,6 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
+/// The DXP version this follower speaks (`R01...`).
+pub(super) const DXP_VERSION: u8 = 1;
+
 /// What a connection consumes.
 #[derive(Debug)]
 pub(super) enum Input {
@@ -51,6 +54,8 @@ pub(super) struct Connection {
     pub(super) answers: Answers,
     /// Messages to send, in order.
     pub(super) out: Vec<DxpMessage>,
+    /// Close the connection once `out` is written (a refused request).
+    pub(super) closing: bool,
 }
 
 impl Connection {
@@ -59,11 +64,17 @@ impl Connection {
         self.out.push(m);
     }
 
-    /// Calls off our search and waits for its thread (a stopped search ends
-    /// within a few hundred nodes); an answer it already sent is recognised
-    /// by its id and ignored.
+    /// Calls off our search; its thread is waited for on a blocking thread
+    /// when a runtime runs this (never on an async worker), here otherwise. An
+    /// answer it already sent is recognised by its id and ignored.
     fn cancel_search(&mut self) {
-        drop(self.search.cancel());
+        let Some(handle) = self.search.cancel() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => drop(rt.spawn_blocking(move || drop(handle))),
+            Err(_) => drop(handle),
+        }
     }
 
     /// Handles one input; the messages to send are left in `out`.
@@ -72,6 +83,13 @@ impl Connection {
             Input::Message(Ok(m)) => {
                 tracing::debug!(peer = %self.peer, "recv {m}");
                 self.message(m);
+            }
+            Input::Message(Err(ParseDxpError::Field {
+                kind: "GAMEREQ", ..
+            })) if self.game.is_none() => {
+                // the peer waits for an answer: refuse, then close
+                self.refuse(2, "malformed GAMEREQ");
+                self.closing = true;
             }
             Input::Message(Err(e)) => {
                 tracing::warn!(peer = %self.peer, error = %e, "bad DXP message ignored");
@@ -116,6 +134,11 @@ impl Connection {
     }
 
     fn game_request(&mut self, r: &GameReq) {
+        if r.version != DXP_VERSION {
+            self.refuse(1, "wrong protocol version");
+            self.closing = true;
+            return;
+        }
         let start = match &r.setup {
             None => Position::startpos(Variant::English),
             Some((to_move, board)) => match parse_board(board, *to_move) {

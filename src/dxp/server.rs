@@ -34,6 +34,9 @@ pub struct DxpConfig {
     pub max_games: usize,
     /// Close a connection after this long without a message from the peer.
     pub idle_timeout: Duration,
+    /// A connection that has not had a game accepted this long after
+    /// connecting is closed (it holds a game slot).
+    pub handshake_timeout: Duration,
     /// Least time between two messages on one connection.
     pub message_gap: Duration,
 }
@@ -46,6 +49,7 @@ impl Default for DxpConfig {
             movetime: None,
             max_games: 4,
             idle_timeout: Duration::from_secs(900),
+            handshake_timeout: Duration::from_secs(30),
             message_gap: Duration::from_millis(30),
         }
     }
@@ -77,6 +81,7 @@ async fn handle(
     }
     let (answers, mut answered) = mpsc::channel(16);
     let idle = config.idle_timeout.max(Duration::from_millis(1));
+    let config_handshake = config.handshake_timeout;
     let gap = config.message_gap;
     let mut conn = Connection {
         config,
@@ -86,9 +91,13 @@ async fn handle(
         search: SearchSlot::new(),
         answers,
         out: Vec::new(),
+        closing: false,
     };
+    let handshake_at = Instant::now() + config_handshake;
     let mut last_input = Instant::now();
     let mut last_write: Option<Instant> = None;
+    // until a game is accepted, the handshake deadline applies
+    let mut accepted = false;
     let why = 'serve: loop {
         for m in std::mem::take(&mut conn.out) {
             // pydraughts reads one message per recv(): one write each, paced
@@ -100,6 +109,9 @@ async fn handle(
                 Ok(Err(_)) => break 'serve "write error",
                 Err(_) => break 'serve "write timeout",
             }
+        }
+        if conn.closing {
+            break "game request refused";
         }
         let input = tokio::select! {
             biased;
@@ -113,9 +125,11 @@ async fn handle(
                 None => break "closed by peer",
             },
             () = tokio::time::sleep_until(last_input + idle) => break "idle timeout",
+            () = tokio::time::sleep_until(handshake_at), if !accepted => break "no game request in time",
             () = shutdown.recv() => break "server shutting down",
         };
         conn.handle(input);
+        accepted |= conn.game.is_some();
     };
     tracing::info!(%peer, why, "connection closed");
     drop(framed);

@@ -111,15 +111,22 @@ impl Client {
 
 /// A server on a runtime of its own thread, serving until the test ends.
 fn server(max_games: usize) -> SocketAddr {
+    server_with(DxpConfig {
+        max_games,
+        ..Default::default()
+    })
+}
+
+/// A server as [`server`] with `config`'s limits.
+fn server_with(config: DxpConfig) -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.set_nonblocking(true).unwrap();
     let addr = l.local_addr().unwrap();
     let config = DxpConfig {
         options: vec![EngineOption::Level(Level::Easy), EngineOption::Hash(1)],
         movetime: Some(Duration::from_millis(20)),
-        max_games,
         message_gap: Duration::from_millis(1),
-        ..Default::default()
+        ..config
     };
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -233,6 +240,7 @@ fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchI
         search: SearchSlot::new(),
         answers,
         out: Vec::new(),
+        closing: false,
     };
     (conn, answered)
 }
@@ -317,4 +325,45 @@ fn the_connection_cap_answers_the_extra_client_and_the_server_stays_up() {
         assert!(Instant::now() < deadline, "the place never freed");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Reads until the server closes the connection; fails after `within`.
+fn closed_within(c: &mut Client, within: Duration) {
+    c.s.set_read_timeout(Some(within)).unwrap();
+    let n = c.s.read(&mut [0u8; 64]).expect("closed, not timed out");
+    assert_eq!(n, 0, "closed");
+}
+
+#[test]
+fn a_malformed_or_wrong_version_request_is_refused_and_closed() {
+    let addr = server(2);
+    let mut a = Client::connect(addr);
+    a.send("R01short");
+    assert_eq!(a.recv(), format!("A{:<32}2", "kingme"));
+    closed_within(&mut a, Duration::from_secs(5));
+    let mut b = Client::connect(addr);
+    b.send(&REQ_BLACK.replacen("R01", "R99", 1));
+    assert_eq!(b.recv(), format!("A{:<32}1", "kingme"));
+    closed_within(&mut b, Duration::from_secs(5));
+    // the server still plays
+    let mut c = Client::connect(addr);
+    c.send(REQ_BLACK);
+    assert_eq!(c.recv(), format!("A{:<32}0", "kingme"));
+}
+
+#[test]
+fn a_silent_connection_is_closed_at_the_handshake_deadline() {
+    let addr = server_with(DxpConfig {
+        max_games: 1,
+        handshake_timeout: Duration::from_millis(300),
+        ..Default::default()
+    });
+    let t = Instant::now();
+    let mut silent = Client::connect(addr);
+    closed_within(&mut silent, Duration::from_secs(5));
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // its game slot is free again
+    let mut c = Client::connect(addr);
+    c.send(REQ_BLACK);
+    assert_eq!(c.recv(), format!("A{:<32}0", "kingme"));
 }
