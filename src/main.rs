@@ -103,23 +103,7 @@ impl ServeArgs {
 
     /// The engine options every session starts with.
     fn defaults(&self) -> Result<Vec<kingme::engine::EngineOption>, String> {
-        use kingme::engine::{Engine, EngineOption};
-        let mut defaults = Vec::new();
-        if let Some(f) = &self.eval_file {
-            defaults.push(EngineOption::Eval(evaluator_of(&f.to_string_lossy())?));
-        }
-        if let Some(d) = &self.egdb {
-            let d = d
-                .canonicalize()
-                .map_err(|e| format!("--egdb {}: {e}", d.display()))?;
-            defaults.push(EngineOption::EgdbPath(d.to_string_lossy().into_owned()));
-        }
-        // refused now rather than in every session
-        let mut e = Engine::new();
-        for o in &defaults {
-            e.set(o.clone()).map_err(|e| e.to_string())?;
-        }
-        Ok(defaults)
+        kingme::server::operator_defaults(self.eval_file.as_deref(), self.egdb.as_deref())
     }
 }
 

@@ -94,7 +94,8 @@ pub struct WebConfig {
     /// search running, is closed (a tab left open must not hold a session slot
     /// forever). Over TCP the engine server's own idle timeout applies.
     pub idle_timeout: Duration,
-    /// What each in-process session allows (its `search_slots` is set by [`app`]).
+    /// What each in-process session allows (its `search_slots` is set by
+    /// [`app`]; its hash budget is shared by every tab).
     pub session: SessionConfig,
     /// Host names served besides loopback ones, as [`host_name`] gives them.
     pub allowed_hosts: Vec<String>,
@@ -105,7 +106,8 @@ pub struct WebConfig {
 impl Default for WebConfig {
     /// The limits of the engine's own TCP server.
     fn default() -> Self {
-        let tcp = kingme::server::ServerConfig::default();
+        let mut tcp = kingme::server::ServerConfig::default();
+        tcp.session.hash_budget = Some(kingme::protocol::HashBudget::new(tcp.hash_budget_mib));
         WebConfig {
             engine: EngineSpec::InProcess,
             engine_token: None,
