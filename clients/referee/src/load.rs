@@ -1,7 +1,11 @@
 //! Load test: N concurrent sessions hammering one kingme server on loopback with
 //! `go movetime`, `stop`, reconnects (some in the middle of a search) and bad
 //! lines, checking every answer and timing go-to-bestmove overrun and
-//! stop-to-bestmove latency. Bounded in sessions, operations and time.
+//! stop-to-bestmove latency. Bounded in sessions, operations and time. With
+//! `hostile`, sessions also send what a hostile client would (server files as
+//! options, devices, many spellings of one directory, the largest tables,
+//! long perfts, one-sided clocks, random bytes) while one well-behaved client
+//! times `isready`, and the server's memory is sampled.
 
 use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::openings::SplitMix64;
@@ -35,6 +39,10 @@ pub struct LoadConfig {
     pub grace: Duration,
     /// Random seed.
     pub seed: u64,
+    /// Also send hostile lines.
+    pub hostile: bool,
+    /// The server's process id, to sample its memory (Linux).
+    pub server_pid: Option<u32>,
 }
 
 /// Why a load run could not start.
@@ -146,6 +154,14 @@ pub struct LoadReport {
     pub go_overrun_ms: Latency,
     /// `stop` to `bestmove`, ms.
     pub stop_ms: Latency,
+    /// Hostile lines sent and answered before the `isready` after them.
+    pub hostile_lines: usize,
+    /// `isready` to `readyok` of one well-behaved client meanwhile, ms.
+    pub probe_ms: Latency,
+    /// The server's resident memory at the start, MiB (with a pid).
+    pub server_rss_start_mib: Option<f64>,
+    /// The server's highest resident memory seen during the run, MiB.
+    pub server_rss_peak_mib: Option<f64>,
     /// Errors by kind (should be empty).
     pub errors: BTreeMap<String, usize>,
     /// Wall time in seconds.
@@ -173,9 +189,35 @@ fn bad_line(rng: &mut SplitMix64) -> String {
     }
 }
 
+/// A position where perft grows fast (16 kings).
+const KINGS: &str = "W:WK1,K2,K3,K4,K9,K10,K11,K12:BK21,K22,K23,K24,K29,K30,K31,K32";
+
+/// Lines a hostile client sends that the server must answer (with an error,
+/// or by taking them harmlessly) before the `isready` after them.
+fn hostile_line(rng: &mut SplitMix64) -> String {
+    match rng.next_u64() % 9 {
+        0 => "setoption name EvalFile value /dev/stdin".into(),
+        1 => "setoption name EvalFile value /dev/zero".into(),
+        2 => "setoption name EvalFile value /etc/passwd".into(),
+        3 => format!(
+            "setoption name EGDBPath value /tmp{}",
+            "/.".repeat(1 + (rng.next_u64() % 500) as usize)
+        ),
+        4 => "setoption name Hash value 64".into(),
+        5 => "setoption name Threads value 64".into(),
+        6 => format!("position fen {KINGS}"),
+        7 => (0..1 + rng.next_u64() % 300)
+            .map(|_| char::from(1 + (rng.next_u64() % 126) as u8))
+            .filter(|&c| c != '\n' && c != '\r')
+            .collect(),
+        _ => "setoption name EGDBPath value /proc/self/fd/0".into(),
+    }
+}
+
 #[derive(Default)]
 struct SessionStats {
     connects: usize,
+    hostile: usize,
     reconnects: usize,
     searches: usize,
     stops: usize,
@@ -247,7 +289,9 @@ fn session(cfg: &LoadConfig, id: usize, until: Instant) -> SessionStats {
             },
         };
         let r = rng.next_u64() % 100;
-        let outcome: Result<(), &'static str> = if r < 40 {
+        let outcome: Result<(), &'static str> = if cfg.hostile && r.is_multiple_of(3) {
+            hostile_op(e, &mut rng, cfg, &mut st)
+        } else if r < 40 {
             // A timed search: how far past movetime does bestmove come?
             let t0 = Instant::now();
             let limit = Duration::from_millis(cfg.movetime_ms) + cfg.grace;
@@ -317,6 +361,108 @@ fn session(cfg: &LoadConfig, id: usize, until: Instant) -> SessionStats {
     st
 }
 
+/// One hostile operation: a hostile line answered before `isready`, a
+/// one-sided clock that must still end, or a long perft that `stop` ends.
+fn hostile_op(
+    e: &mut Engine,
+    rng: &mut SplitMix64,
+    cfg: &LoadConfig,
+    st: &mut SessionStats,
+) -> Result<(), &'static str> {
+    let t0 = Instant::now();
+    match rng.next_u64() % 4 {
+        0 => {
+            // Black to move, White's clock only: the level's time, not for ever
+            e.send("position startpos")
+                .and_then(|()| e.send("go wtime 1000"))
+                .map_err(|e| kind(&e))?;
+            await_bestmove(e, t0 + Duration::from_secs(1) + cfg.grace)?;
+        }
+        1 => {
+            e.send(&format!("position fen {KINGS}"))
+                .and_then(|()| e.send("perft 9"))
+                .map_err(|e| kind(&e))?;
+            std::thread::sleep(Duration::from_millis(5 + rng.next_u64() % 50));
+            e.send("stop").map_err(|e| kind(&e))?;
+            loop {
+                let l = e.recv(t0 + cfg.grace, "perft").map_err(|e| kind(&e))?;
+                match l.parse() {
+                    Ok(Response::Perft { .. } | Response::Error(_)) => break,
+                    Ok(Response::InfoString(_)) => {}
+                    _ => return Err("unexpected line after perft"),
+                }
+            }
+        }
+        _ => {
+            e.send(&hostile_line(rng))
+                .and_then(|()| e.send("isready"))
+                .map_err(|e| kind(&e))?;
+            loop {
+                let l = e.recv(t0 + cfg.grace, "readyok").map_err(|e| kind(&e))?;
+                match l.parse() {
+                    Ok(Response::ReadyOk) => break,
+                    Ok(_) => {}
+                    Err(_) => return Err("unreadable line after a hostile line"),
+                }
+            }
+        }
+    }
+    st.hostile += 1;
+    Ok(())
+}
+
+/// Resident memory of process `pid` in MiB (Linux).
+fn rss_mib(pid: u32) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: f64 = s
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+/// A well-behaved client: `isready` every 50 ms until `until`, timed; also
+/// samples the server's memory. Returns the latencies and the peak.
+fn probe_client(cfg: &LoadConfig, until: Instant) -> (Vec<f64>, Option<f64>, usize) {
+    let mut lat = Vec::new();
+    let mut peak = cfg.server_pid.and_then(rss_mib);
+    let mut errors = 0;
+    let mut conn = Engine::open(&spec_of(cfg), Duration::from_secs(10)).ok();
+    while Instant::now() < until {
+        if let Some(pid) = cfg.server_pid {
+            if let Some(now) = rss_mib(pid) {
+                peak = Some(peak.map_or(now, |p: f64| p.max(now)));
+            }
+        }
+        let Some(e) = &mut conn else {
+            errors += 1;
+            conn = Engine::open(&spec_of(cfg), Duration::from_secs(10)).ok();
+            continue;
+        };
+        let t = Instant::now();
+        let ok = e.send("isready").is_ok()
+            && loop {
+                match e.recv(t + cfg.grace, "readyok") {
+                    Ok(l) if l == "readyok" => break true,
+                    Ok(_) => {}
+                    Err(_) => break false,
+                }
+            };
+        if ok {
+            lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        } else {
+            errors += 1;
+            conn = None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (lat, peak, errors)
+}
+
 /// Runs the load test.
 pub fn run_load(cfg: &LoadConfig) -> Result<LoadReport, LoadError> {
     let addrs: Vec<_> = cfg
@@ -344,7 +490,10 @@ pub fn run_load(cfg: &LoadConfig) -> Result<LoadReport, LoadError> {
     probe(&spec_of(cfg), &cfg.addr)?;
     let t0 = Instant::now();
     let until = t0 + cfg.duration;
+    let rss_start = cfg.server_pid.and_then(rss_mib);
+    let mut probed = (Vec::new(), None, 0);
     let all: Vec<SessionStats> = std::thread::scope(|s| {
+        let prober = s.spawn(|| probe_client(cfg, until));
         let handles: Vec<_> = (0..cfg.sessions)
             .map(|id| {
                 std::thread::Builder::new()
@@ -353,10 +502,12 @@ pub fn run_load(cfg: &LoadConfig) -> Result<LoadReport, LoadError> {
                     .expect("spawn session thread")
             })
             .collect();
-        handles
+        let all = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
-            .collect()
+            .collect();
+        probed = prober.join().unwrap_or_default();
+        all
     });
     let mut rep = LoadReport {
         sessions: cfg.sessions,
@@ -369,12 +520,22 @@ pub fn run_load(cfg: &LoadConfig) -> Result<LoadReport, LoadError> {
         rep.searches += st.searches;
         rep.stops += st.stops;
         rep.bad_lines += st.bad_lines;
+        rep.hostile_lines += st.hostile;
         overrun.extend(st.overrun);
         stop.extend(st.stop);
         for (k, v) in st.errors {
             *rep.errors.entry(k).or_insert(0) += v;
         }
     }
+    let (probe_lat, peak, probe_errors) = probed;
+    if probe_errors > 0 {
+        *rep.errors
+            .entry("well-behaved client unanswered".into())
+            .or_insert(0) += probe_errors;
+    }
+    rep.probe_ms = Latency::of(probe_lat);
+    rep.server_rss_start_mib = rss_start;
+    rep.server_rss_peak_mib = peak;
     rep.go_overrun_ms = Latency::of(overrun);
     rep.stop_ms = Latency::of(stop);
     rep.seconds = t0.elapsed().as_secs_f64();
@@ -403,6 +564,8 @@ mod tests {
             movetime_ms: 10,
             grace: Duration::from_secs(1),
             seed: 1,
+            hostile: false,
+            server_pid: None,
         };
         assert!(matches!(run_load(&cfg), Err(LoadError::NotLoopback(_))));
     }

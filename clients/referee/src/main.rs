@@ -139,6 +139,14 @@ struct LoadArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also send what a hostile client would (server files and devices as
+    /// options, many spellings of one directory, big tables, long perfts,
+    /// one-sided clocks, random bytes), and time a well-behaved client.
+    #[arg(long)]
+    hostile: bool,
+    /// The server's process id, to report its memory (Linux).
+    #[arg(long, value_name = "PID")]
+    server_pid: Option<u32>,
     /// Write the report here (JSON).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -361,6 +369,8 @@ fn run_load_cli(a: LoadArgs) -> Result<()> {
         movetime_ms: a.movetime,
         grace: Duration::from_millis(a.grace),
         seed: a.seed,
+        hostile: a.hostile,
+        server_pid: a.server_pid,
     };
     let r = run_load(&cfg)?;
     println!(
@@ -375,6 +385,15 @@ fn run_load_cli(a: LoadArgs) -> Result<()> {
         "stop->bestmove ms: p50 {:.1} p99 {:.1} max {:.1} (n={})",
         r.stop_ms.p50, r.stop_ms.p99, r.stop_ms.max, r.stop_ms.count
     );
+    if a.hostile {
+        println!(
+            "hostile lines answered: {}; well-behaved isready->readyok ms: p50 {:.1} p99 {:.1} max {:.1} (n={})",
+            r.hostile_lines, r.probe_ms.p50, r.probe_ms.p99, r.probe_ms.max, r.probe_ms.count
+        );
+    }
+    if let (Some(a), Some(b)) = (r.server_rss_start_mib, r.server_rss_peak_mib) {
+        println!("server memory: {a:.1} MiB at the start, {b:.1} MiB at the peak");
+    }
     if r.errors.is_empty() {
         println!("errors: 0");
     } else {

@@ -20,6 +20,8 @@ fn twenty_sessions_for_three_seconds() {
         movetime_ms: 20,
         grace: Duration::from_secs(10),
         seed: 42,
+        hostile: false,
+        server_pid: None,
     };
     let r = common::within(Duration::from_secs(40), "load run", || {
         run_load(&cfg).expect("load runs")
@@ -53,6 +55,8 @@ fn a_missing_or_wrong_token_stops_the_run_with_one_error() {
         movetime_ms: 20,
         grace: Duration::from_secs(5),
         seed: 7,
+        hostile: false,
+        server_pid: None,
     };
     for (token, says) in [
         (None, "wants a token"),
@@ -64,4 +68,37 @@ fn a_missing_or_wrong_token_stops_the_run_with_one_error() {
         assert!(matches!(err, LoadError::Auth { .. }), "{err:?}");
         assert!(err.to_string().contains(says), "{err}");
     }
+}
+
+/// Hostile lines among the load: every one answered, a well-behaved client
+/// answered throughout, and the server's memory bounded.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hostile_load_is_answered_line_by_line() {
+    let server = Server::start(&["--max-search-time", "10"]);
+    let cfg = LoadConfig {
+        addr: server.addr.clone(),
+        token: None,
+        sessions: 8,
+        duration: Duration::from_secs(4),
+        max_ops: 400,
+        movetime_ms: 20,
+        grace: Duration::from_secs(10),
+        seed: 7,
+        hostile: true,
+        server_pid: Some(server.pid()),
+    };
+    let r = common::within(Duration::from_secs(60), "hostile load run", || {
+        run_load(&cfg).expect("load runs")
+    });
+    assert_eq!(r.error_count(), 0, "errors: {:?}", r.errors);
+    assert!(r.hostile_lines > 10, "{} hostile lines", r.hostile_lines);
+    assert!(
+        r.probe_ms.count > 10,
+        "the well-behaved client was answered"
+    );
+    let peak = r.server_rss_peak_mib.expect("memory sampled");
+    // 8 sessions at Hash 64 would be 512 MiB: the default budget holds them,
+    // but 660 MB of leaked database copies would not fit under 1 GiB
+    assert!(peak < 1024.0, "peak {peak} MiB");
 }

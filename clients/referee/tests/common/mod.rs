@@ -91,6 +91,11 @@ impl Server {
         Server { child, addr }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The engine spec for the referee.
     pub fn spec(&self) -> String {
         format!("tcp:{}", self.addr)
