@@ -926,13 +926,19 @@ impl Session {
 
     /// The legal move with the best static evaluation (for a search stopped before
     /// it could start).
+    /// Makes no engine (it may run on an async worker, and a new engine may
+    /// read files): without one, the default evaluation judges.
     fn quick_move(&mut self) -> Option<Move> {
         let pos = *self.game.position();
         let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
-        let engine = self.engine();
+        let default_eval = crate::eval::Evaluator::default();
+        let eval = self
+            .engine
+            .as_ref()
+            .map_or(&default_eval, |e| &e.options().eval);
         moves
             .into_iter()
-            .max_by_key(|&m| -score_key(engine.evaluate(&pos.after(m))))
+            .max_by_key(|&m| -score_key(Score::Eval(eval.evaluate(&pos.after(m)))))
     }
 }
 
