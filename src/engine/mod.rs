@@ -561,7 +561,7 @@ impl Engine {
         let start = Instant::now();
         let answer = Arc::new(Mutex::new(Some(on_event)));
         let a2 = Arc::clone(&answer);
-        let send = move |answer: &Mutex<Option<OnEvent>>, leaves| {
+        let send = move |answer: &Mutex<Option<OnEvent>>, leaves, time| {
             let mut slot = answer
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -569,22 +569,24 @@ impl Engine {
                 f(Event::Perft {
                     depth,
                     leaves,
-                    time: start.elapsed(),
+                    time,
                 });
             }
         };
         let thread = std::thread::Builder::new()
             .name("kingme-perft".into())
             .spawn(move || {
+                // the count's own time, not the thread's start
+                let t = Instant::now();
                 let leaves =
                     crate::perft::perft_bounded(&pos, depth, Counting::AllPaths, &c2.stop, budget);
-                send(&a2, leaves);
+                send(&a2, leaves, t.elapsed());
             });
         let thread = match thread {
             Ok(t) => Some(t),
             Err(e) => {
                 tracing::error!(error = %e, "no perft thread");
-                send(&answer, Err(PerftInterrupted::Stopped(0)));
+                send(&answer, Err(PerftInterrupted::Stopped(0)), Duration::ZERO);
                 None
             }
         };
