@@ -119,14 +119,30 @@ pub fn run(cmd: EgdbCommand) -> Result<(), String> {
 fn run_build(a: BuildArgs) -> Result<(), String> {
     let dir = dir_of(&a.dir)?;
     let t = Instant::now();
-    let report = egdb::build(&egdb::BuildOptions {
+    let bar = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
+        ) {
+            b.set_style(style.progress_chars("=> "));
+        }
+        b
+    };
+    let opts = egdb::BuildOptions {
         dir: dir.clone(),
         pieces: a.pieces,
         slice: a.slice,
         threads: a.threads,
-        quiet: a.quiet,
-    })
-    .map_err(|e| e.to_string())?;
+    };
+    let report = egdb::build_reporting(&opts, &|p| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+        bar.set_message(p.slice.to_string());
+    });
+    bar.finish_and_clear();
+    let report = report.map_err(|e| e.to_string())?;
     let positions: u64 = report.built.iter().map(|m| m.positions()).sum();
     println!(
         "built {} slices ({positions} positions), kept {} complete, in {} ({:.1}s)",

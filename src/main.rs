@@ -143,7 +143,18 @@ fn run_server(a: &ServeArgs) -> Result<(), String> {
         (a.max_search_time > 0).then(|| Duration::from_secs(a.max_search_time));
     config.session.files = kingme::files::FileAccess::within(&a.allow_files)
         .map_err(|e| format!("--allow-files {e}"))?;
-    server::run_tcp(addr, config).map_err(|e| format!("{addr}: {e}"))
+    let open = config.session.token.is_none();
+    server::run_tcp(addr, config, |local| {
+        if !local.ip().is_loopback() && open {
+            eprintln!(
+                "WARNING: kingme is listening on {local}, reachable from other machines, \
+                 WITHOUT a token: anyone who can connect can use this machine's CPU. \
+                 Use --token SECRET, or bind 127.0.0.1."
+            );
+        }
+        eprintln!("kingme listening on {local}");
+    })
+    .map_err(|e| format!("{addr}: {e}"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -458,7 +469,16 @@ fn run_dxp(a: &DxpArgs) -> Result<(), String> {
     };
     config.validate().map_err(|e| e.to_string())?;
     kingme::server::init_logging("info");
-    kingme::dxp::run(&a.listen, config).map_err(|e| format!("{}: {e}", a.listen))
+    kingme::dxp::run(&a.listen, config, |local| {
+        if !local.ip().is_loopback() {
+            eprintln!(
+                "WARNING: kingme dxp is listening on {local}, reachable from other machines; \
+                 DXP has no authentication. Bind 127.0.0.1 unless you mean it."
+            );
+        }
+        eprintln!("kingme dxp listening on {local}");
+    })
+    .map_err(|e| format!("{}: {e}", a.listen))
 }
 
 #[derive(Args, Debug)]

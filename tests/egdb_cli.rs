@@ -402,7 +402,6 @@ fn probing_from_many_threads_gives_the_same_answers() {
         pieces: 3,
         slice: None,
         threads: 1,
-        quiet: true,
     })
     .unwrap();
     let positions: Vec<Position> = egdb::plan(3)

@@ -287,7 +287,6 @@ fn database_agrees_with_the_oracle_on_every_position_of_up_to_3_pieces() {
         pieces: 3,
         slice: None,
         threads: 2,
-        quiet: true,
     })
     .expect("build");
     assert_eq!(report.built.len(), egdb::plan(3).len());

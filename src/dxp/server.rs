@@ -174,9 +174,10 @@ pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Futu
     .await;
 }
 
-/// `kingme dxp`: binds `addr`, says where on stderr, and serves until SIGINT
-/// or SIGTERM.
-pub fn run(addr: &str, config: DxpConfig) -> io::Result<()> {
+/// `kingme dxp`: binds `addr`, tells `bound` the address (the CLI prints it,
+/// and warns when it is reachable from other machines), and serves until
+/// SIGINT or SIGTERM.
+pub fn run(addr: &str, config: DxpConfig, bound: impl FnOnce(SocketAddr)) -> io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kingme-dxp")
@@ -184,13 +185,7 @@ pub fn run(addr: &str, config: DxpConfig) -> io::Result<()> {
     rt.block_on(async move {
         let listener = TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
-        if !local.ip().is_loopback() {
-            eprintln!(
-                "WARNING: kingme dxp is listening on {local}, reachable from other machines; \
-                 DXP has no authentication. Bind 127.0.0.1 unless you mean it."
-            );
-        }
-        eprintln!("kingme dxp listening on {local}");
+        bound(local);
         serve(listener, config, shutdown_signal()).await;
         Ok(())
     })

@@ -24,7 +24,6 @@ use super::probe::{ProbeError, Tablebase};
 use super::{plan, Material, Wdl, NOT_A_POSITION};
 use crate::board::movegen::step;
 use crate::board::{Bitboard, Color, English, MoveList, Position, Variant};
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
@@ -40,8 +39,17 @@ pub struct BuildOptions {
     pub slice: Option<Material>,
     /// Worker threads (0: one per core).
     pub threads: usize,
-    /// No progress bar.
-    pub quiet: bool,
+}
+
+/// Where a build stands, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildProgress {
+    /// The slice being built.
+    pub slice: Material,
+    /// Positions done, of every slice this run builds.
+    pub done: u64,
+    /// Positions this run builds.
+    pub total: u64,
 }
 
 /// What a build did.
@@ -153,6 +161,14 @@ fn complete(dir: &Path, mat: Material) -> bool {
 /// Builds the slices `opts` asks for into `opts.dir`, keeping those already
 /// complete there.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport, BuildError> {
+    build_reporting(opts, &|_| {})
+}
+
+/// [`build`], telling `progress` where it stands as it goes.
+pub fn build_reporting(
+    opts: &BuildOptions,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+) -> Result<BuildReport, BuildError> {
     if opts.pieces > 8 {
         return Err(BuildError::TooManyPieces(opts.pieces));
     }
@@ -207,28 +223,23 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, BuildError> {
         }
     }
     let total: u64 = todo.iter().map(|m| m.positions()).sum();
-    let bar = if opts.quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(total);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        b
-    };
+    let done = std::sync::atomic::AtomicU64::new(0);
     for mat in todo {
-        bar.set_message(mat.to_string());
-        let (values, conversion) = pool.install(|| build_slice(mat, &tb, &bar))?;
+        let step = |n: u64| {
+            let d = done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
+            progress(BuildProgress {
+                slice: mat,
+                done: d,
+                total,
+            });
+        };
+        step(0);
+        let (values, conversion) = pool.install(|| build_slice(mat, &tb, &step))?;
         file::write(dir, mat, Kind::Conversion, &conversion)?;
         file::write(dir, mat, Kind::Values, &file::pack(&values))?;
         tb.add_slice(dir, mat);
         report.built.push(mat);
     }
-    bar.finish_and_clear();
     Ok(report)
 }
 
@@ -236,11 +247,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, BuildError> {
 type Solved = (u64, Vec<u8>, Vec<u8>);
 
 /// Solves every position of `mat`: value codes (one per byte) and distances to
-/// conversion.
+/// conversion. `done(n)` is told of each `n` indices finished.
 pub fn build_slice(
     mat: Material,
     tb: &Tablebase,
-    bar: &ProgressBar,
+    done: &(dyn Fn(u64) + Sync),
 ) -> Result<(Vec<u8>, Vec<u8>), BuildError> {
     let ix = SliceIndex::new(mat);
     let n = ix.len() as usize;
@@ -257,7 +268,7 @@ pub fn build_slice(
                 }
                 levels[p].push((b, men));
             }
-            None => bar.inc(bl as u64),
+            None => done(bl as u64),
         }
     }
     for level in levels.iter().rev() {
@@ -270,7 +281,7 @@ pub fn build_slice(
             let at = b as usize * bl;
             values[at..at + bl].copy_from_slice(&v);
             conversion[at..at + bl].copy_from_slice(&d);
-            bar.inc(bl as u64);
+            done(bl as u64);
         }
     }
     Ok((values, conversion))

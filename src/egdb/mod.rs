@@ -40,7 +40,7 @@ pub mod probe;
 pub mod slice;
 pub mod verify;
 
-pub use build::{build, BuildError, BuildOptions, BuildReport};
+pub use build::{build, build_reporting, BuildError, BuildOptions, BuildProgress, BuildReport};
 pub use file::FileError;
 pub use probe::{ProbeError, Tablebase};
 pub use slice::{plan, Material};

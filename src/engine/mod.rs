@@ -218,7 +218,7 @@ fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
     Ok(tb)
 }
 
-/// Slices of up to this many pieces (about 10 MB) are read when the databases
+/// Slices of up to this many pieces (the small ones) are read when the databases
 /// are opened, before any search probes them.
 const PRELOAD_NOW_PIECES: u32 = 4;
 
@@ -613,8 +613,8 @@ impl Engine {
 }
 
 /// The exact mini-checkers table if it is built. Otherwise the first call starts
-/// building it on a background thread (about 2 CPU-seconds and 0.3 GB at the
-/// peak, 62 MB kept, once per process), unless the environment variable `KINGME_MINI_TABLE` is `off`.
+/// building it on a background thread (once per process; README gives its
+/// cost), unless the environment variable `KINGME_MINI_TABLE` is `off`.
 #[must_use]
 pub fn mini_table() -> Option<&'static MiniTablebase> {
     if let Some(t) = MiniTablebase::try_global() {

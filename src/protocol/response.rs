@@ -167,20 +167,6 @@ impl fmt::Display for OptionLine<'_> {
 
 struct OptionLine<'a>(&'a str, &'a OptionKind);
 
-/// `cp N`, `win N`, `loss N` or `draw`.
-struct ScoreText(Score);
-
-impl fmt::Display for ScoreText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Score::Eval(cp) => write!(f, "cp {cp}"),
-            Score::Win(n) => write!(f, "win {n}"),
-            Score::Loss(n) => write!(f, "loss {n}"),
-            Score::Draw => f.write_str("draw"),
-        }
-    }
-}
-
 /// The text of `help`.
 pub const HELP: &str = "\
 kingme commands (one per line; words in <> are yours to fill in):
@@ -219,7 +205,7 @@ impl fmt::Display for Response {
                 write!(
                     f,
                     " score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} egdb {} nps {} time {}",
-                    ScoreText(i.score),
+                    i.score,
                     i.nodes,
                     i.prunes,
                     i.prunes_max,
@@ -279,7 +265,7 @@ impl fmt::Display for Response {
             Response::Values(vs) => {
                 f.write_str("values")?;
                 for (m, v) in vs {
-                    write!(f, " {m} {}", ScoreText(*v))?;
+                    write!(f, " {m} {}", v)?;
                 }
                 Ok(())
             }
@@ -289,7 +275,7 @@ impl fmt::Display for Response {
                     None => f.write_str("hint none")?,
                 }
                 if let (Some(_), Some(s)) = (mv, score) {
-                    write!(f, " score {}", ScoreText(*s))?;
+                    write!(f, " score {}", s)?;
                 }
                 Ok(())
             }
@@ -300,7 +286,7 @@ impl fmt::Display for Response {
                     time.as_millis()
                 )
             }
-            Response::Eval(s) => write!(f, "eval score {}", ScoreText(*s)),
+            Response::Eval(s) => write!(f, "eval score {}", s),
             Response::Board {
                 diagram,
                 fen,

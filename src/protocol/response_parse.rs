@@ -100,13 +100,13 @@ fn parse_move(w: &mut Words<'_>, variant: Variant, text: &str) -> Result<Move, P
 }
 
 fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
-    match w.word("score")? {
-        "cp" => Ok(Score::Eval(w.number("cp")?)),
-        "win" => Ok(Score::Win(w.number("win")?)),
-        "loss" => Ok(Score::Loss(w.number("loss")?)),
-        "draw" => Ok(Score::Draw),
-        other => Err(w.error(format!("score kind '{other}'"))),
-    }
+    let kind = w.word("score")?;
+    let text = if kind == "draw" {
+        kind.to_string()
+    } else {
+        format!("{kind} {}", w.word("score value")?)
+    };
+    text.parse().map_err(|e: crate::search::ParseScoreError| w.error(e.to_string()))
 }
 
 fn parse_moves(w: &mut Words<'_>, variant: Variant) -> Result<Vec<Move>, ParseResponseError> {

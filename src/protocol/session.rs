@@ -783,7 +783,7 @@ impl Session {
                     .iter()
                     .filter_map(|m| {
                         let (_, v) = values.iter().find(|(vm, _)| vm == m)?;
-                        Some((*m, game_value_score(*v)))
+                        Some((*m, Score::from(*v)))
                     })
                     .collect()
             }
@@ -792,16 +792,9 @@ impl Session {
                 moves
                     .iter()
                     .filter_map(|&m| {
+                        // the child's value is the opponent's
                         let v = engine.database_value(&pos.after(m))?;
-                        let plies = crate::search::DB_WIN_PLIES as u32 + 1;
-                        Some((
-                            m,
-                            match v {
-                                crate::egdb::Wdl::Loss => Score::Win(plies),
-                                crate::egdb::Wdl::Win => Score::Loss(plies),
-                                crate::egdb::Wdl::Draw => Score::Draw,
-                            },
-                        ))
+                        Some((m, -Score::from(v)))
                     })
                     .collect()
             }
@@ -938,26 +931,7 @@ impl Session {
             .map_or(&default_eval, |e| &e.options().eval);
         moves
             .into_iter()
-            .max_by_key(|&m| -score_key(Score::Eval(eval.evaluate(&pos.after(m)))))
-    }
-}
-
-/// An exact mini-checkers value as a score.
-fn game_value_score(v: crate::solve::GameValue) -> Score {
-    match v.kind {
-        crate::solve::ValueKind::Win => Score::Win(v.plies),
-        crate::solve::ValueKind::Loss => Score::Loss(v.plies),
-        crate::solve::ValueKind::Draw => Score::Draw,
-    }
-}
-
-/// Orders scores from the side to move's view: wins high, losses low.
-fn score_key(s: Score) -> i64 {
-    match s {
-        Score::Eval(cp) => i64::from(cp),
-        Score::Draw => 0,
-        Score::Win(n) => 1_000_000 - i64::from(n),
-        Score::Loss(n) => -1_000_000 + i64::from(n),
+            .max_by_key(|&m| -Score::Eval(eval.evaluate(&pos.after(m))))
     }
 }
 

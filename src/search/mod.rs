@@ -14,6 +14,7 @@
 
 pub mod deepening;
 pub mod node;
+mod score;
 pub mod ordering;
 pub mod stats;
 pub mod time;
@@ -25,6 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Duration;
 
 pub use deepening::search;
+pub use score::{ParseScoreError, Score};
 pub use stats::{Iteration, Stats};
 pub use time::clock_budget;
 
@@ -40,34 +42,6 @@ pub const WIN_BOUND: i32 = WIN - 1_000;
 pub const DB_WIN_PLIES: i32 = 500;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
-
-/// A search score as reported to users.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Score {
-    /// Heuristic value in centi-men (100 = one man), from the side to move's view.
-    Eval(i32),
-    /// The side to move wins in this many plies.
-    Win(u32),
-    /// The side to move loses in this many plies.
-    Loss(u32),
-    /// An exact draw: the root's value is known (the solved mini-checkers
-    /// table, the endgame databases) and it is a draw.
-    Draw,
-}
-
-impl Score {
-    /// Converts an internal score.
-    #[must_use]
-    pub fn from_internal(s: i32) -> Score {
-        if s >= WIN_BOUND {
-            Score::Win((WIN - s) as u32)
-        } else if s <= -WIN_BOUND {
-            Score::Loss((WIN + s) as u32)
-        } else {
-            Score::Eval(s)
-        }
-    }
-}
 
 /// One node of the search tree, for the trace.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -86,9 +86,14 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// Binds `addr` and serves until SIGINT or SIGTERM. Warns loudly on stderr when
-/// a non-loopback address is bound without a token.
-pub fn run_tcp(addr: &str, config: ServerConfig) -> std::io::Result<()> {
+/// Binds `addr`, tells `bound` the address (the CLI prints it, and warns
+/// when it is reachable from other machines), and serves until SIGINT or
+/// SIGTERM.
+pub fn run_tcp(
+    addr: &str,
+    config: ServerConfig,
+    bound: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kingme-net")
@@ -97,15 +102,10 @@ pub fn run_tcp(addr: &str, config: ServerConfig) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local: SocketAddr = listener.local_addr()?;
         if !local.ip().is_loopback() && config.session.token.is_none() {
-            eprintln!(
-                "WARNING: kingme is listening on {local}, reachable from other machines, \
-                 WITHOUT a token: anyone who can connect can use this machine's CPU. \
-                 Use --token SECRET, or bind 127.0.0.1."
-            );
             tracing::warn!(%local, "non-loopback bind without --token");
         }
         tracing::info!(%local, max_connections = config.max_connections, max_searches = config.max_searches, "listening");
-        eprintln!("kingme listening on {local}");
+        bound(local);
         serve(listener, config, shutdown_signal()).await
     })
 }

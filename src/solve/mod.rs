@@ -17,10 +17,10 @@
 //! a turn, colours swapped), which has the same value.
 //!
 //! The start position reaches [`START_POSITIONS`] positions. `MiniSolver`
-//! solves them one by one (memoised negamax, one thread, about 10 s);
+//! solves them one by one (memoised negamax, one thread);
 //! `MiniTablebase::build` solves them layer by layer (men on the board, then
-//! advancement) on all threads, in about 1.0 s on two cores, and keeps their
-//! values in 62 MB.
+//! advancement) on all threads, and keeps their values (README gives its time
+//! and memory).
 //!
 //! - [`value`]: `GameValue`, a position's exact value.
 //! - [`memo`]: position keys and the compact map from keys to values.

@@ -46,9 +46,8 @@ impl MiniTablebase {
         }
     }
 
-    /// The process-wide tablebase, built (silently) by the first caller; the
-    /// build takes about 1.0 s on two idle cores in a release build (280 MB
-    /// at its peak, 62 MB kept) and other callers wait for it.
+    /// The process-wide tablebase, built (silently) by the first caller;
+    /// other callers wait for it.
     #[must_use]
     pub fn global() -> &'static MiniTablebase {
         // on a thread of the pool, which then starts each parallel step

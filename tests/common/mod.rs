@@ -414,7 +414,6 @@ pub fn three_piece_databases(tag: &str) -> &'static std::path::Path {
             pieces: 3,
             slice: None,
             threads: 2,
-            quiet: true,
         })
         .expect("build the 3-piece databases");
         d

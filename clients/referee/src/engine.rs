@@ -559,12 +559,7 @@ impl Engine {
                 }
                 Ok(Response::Info(info)) => {
                     best.depth = Some(info.depth);
-                    best.score = Some(match info.score {
-                        Score::Eval(cp) => format!("cp {cp}"),
-                        Score::Win(n) => format!("win {n}"),
-                        Score::Loss(n) => format!("loss {n}"),
-                        Score::Draw => "draw".to_string(),
-                    });
+                    best.score = Some(info.score.to_string());
                 }
                 Ok(_) => {}
                 Err(_) => {

@@ -363,7 +363,6 @@ fn a_game_reaching_a_database_position_is_adjudicated_with_its_value() {
         pieces: 3,
         slice: None,
         threads: 1,
-        quiet: true,
     })
     .unwrap();
     let mut tb = kingme::egdb::Tablebase::new();
