@@ -106,7 +106,8 @@ fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
     } else {
         format!("{kind} {}", w.word("score value")?)
     };
-    text.parse().map_err(|e: crate::search::ParseScoreError| w.error(e.to_string()))
+    text.parse()
+        .map_err(|e: crate::search::ParseScoreError| w.error(e.to_string()))
 }
 
 fn parse_moves(w: &mut Words<'_>, variant: Variant) -> Result<Vec<Move>, ParseResponseError> {

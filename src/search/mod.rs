@@ -14,8 +14,8 @@
 
 pub mod deepening;
 pub mod node;
-mod score;
 pub mod ordering;
+mod score;
 pub mod stats;
 pub mod time;
 pub mod tt;

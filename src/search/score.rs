@@ -167,7 +167,9 @@ mod tests {
             assert_eq!(score.to_string(), text);
             assert_eq!(text.parse::<Score>(), Ok(score));
         }
-        for bad in ["", "cp", "cp x", "win -1", "tie", "draw 3", "cp 1 2", "CP 1"] {
+        for bad in [
+            "", "cp", "cp x", "win -1", "tie", "draw 3", "cp 1 2", "CP 1",
+        ] {
             assert!(bad.parse::<Score>().is_err(), "{bad:?}");
         }
     }

@@ -7,7 +7,6 @@
 //! too, and its last lines are quoted when it disconnects (why it crashed).
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
-use kingme::engine::Score;
 use kingme::protocol::{Refusal, Response, Token};
 use kingme::Variant;
 use std::collections::VecDeque;
