@@ -71,18 +71,8 @@ struct ServeArgs {
     /// of physical memory, whichever is less].
     #[arg(long, value_name = "MIB")]
     hash_budget: Option<usize>,
-    /// TCP: let clients name files (EvalFile, EGDBPath) inside this directory
-    /// (repeatable; symlinks are followed before the check). Without it,
-    /// network clients can name no server file.
-    #[arg(long, value_name = "DIR")]
-    allow_files: Vec<std::path::PathBuf>,
-    /// Endgame databases every session starts with (instead of $KINGME_EGDB
-    /// or the data directory).
-    #[arg(long, value_name = "DIR")]
-    egdb: Option<std::path::PathBuf>,
-    /// Evaluation weights every session starts with (a kingme weights file).
-    #[arg(long, value_name = "FILE")]
-    eval_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    files: kingme::server::OperatorFiles,
     /// Longest accepted line in bytes.
     #[arg(long, default_value_t = kingme::server::MAX_LINE)]
     max_line: usize,
@@ -100,18 +90,13 @@ impl ServeArgs {
             .map(Some)
             .map_err(|e| format!("{}: {e}", path.display()))
     }
-
-    /// The engine options every session starts with.
-    fn defaults(&self) -> Result<Vec<kingme::engine::EngineOption>, String> {
-        kingme::server::operator_defaults(self.eval_file.as_deref(), self.egdb.as_deref())
-    }
 }
 
 fn run_server(a: &ServeArgs) -> Result<(), String> {
     use kingme::server;
     use std::time::Duration;
     let token = a.token()?;
-    let defaults = a.defaults()?;
+    let defaults = a.files.defaults()?;
     let Some(addr) = &a.listen else {
         server::init_logging("warn");
         let config = kingme::protocol::SessionConfig {
@@ -136,13 +121,12 @@ fn run_server(a: &ServeArgs) -> Result<(), String> {
         config.hash_budget_mib = b.max(1);
     }
     config.session.token = token;
-    config.session.defaults = defaults;
+
     config.session.max_hash_mib = a.max_hash.min(config.hash_budget_mib).max(1);
     config.session.default_hash_mib = Some(16.min(config.session.max_hash_mib));
     config.session.max_search_time =
         (a.max_search_time > 0).then(|| Duration::from_secs(a.max_search_time));
-    config.session.files = kingme::files::FileAccess::within(&a.allow_files)
-        .map_err(|e| format!("--allow-files {e}"))?;
+    a.files.apply_to(&mut config.session)?;
     let open = config.session.token.is_none();
     server::run_tcp(addr, config, |local| {
         if !local.ip().is_loopback() && open {

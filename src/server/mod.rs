@@ -6,49 +6,26 @@
 //! - [`listener`]: the accept loop of every TCP server (a connection cap,
 //!   graceful shutdown), kingme's and DXP's.
 //! - [`stdio`], [`tcp`]: the two transports.
+//! - [`OperatorFiles`]: the operator's file flags of every server front end
+//!   (`--allow-files`, `--egdb`, `--eval-file`).
 //! - [`framing`]: bounded records from a byte stream; `KingmeCodec`: TCP lines.
 
 mod codec;
 pub mod driver;
 pub mod framing;
 pub mod listener;
+mod operator;
 pub mod stdio;
 pub mod tcp;
 
 pub use codec::{KingmeCodec, Line};
+pub use operator::OperatorFiles;
 pub use tcp::{serve, ServerConfig};
 
 use std::net::SocketAddr;
 
 /// Default longest line in bytes (a long `position ... moves` fits easily).
 pub const MAX_LINE: usize = 16 * 1024;
-
-/// The engine options every session of a server starts with, from the
-/// operator's `--eval-file FILE` and `--egdb DIR`: read and checked now, so
-/// that a bad file is refused at start rather than in every session.
-pub fn operator_defaults(
-    eval_file: Option<&std::path::Path>,
-    egdb: Option<&std::path::Path>,
-) -> Result<Vec<crate::engine::EngineOption>, String> {
-    use crate::protocol::parse_option;
-    let mut defaults = Vec::new();
-    if let Some(f) = eval_file {
-        let text = f.to_string_lossy();
-        defaults.push(parse_option("EvalFile", &text).map_err(|e| format!("--eval-file: {e}"))?);
-    }
-    if let Some(d) = egdb {
-        let d = d
-            .canonicalize()
-            .map_err(|e| format!("--egdb {}: {e}", d.display()))?;
-        let text = d.to_string_lossy();
-        defaults.push(parse_option("EGDBPath", &text).map_err(|e| format!("--egdb: {e}"))?);
-    }
-    let mut engine = crate::engine::Engine::new();
-    for o in &defaults {
-        engine.set(o.clone()).map_err(|e| e.to_string())?;
-    }
-    Ok(defaults)
-}
 
 /// Sends `tracing` logs to stderr, filtered by `RUST_LOG` (else `default`).
 /// Never writes to stdout, which belongs to the protocol.

@@ -43,16 +43,8 @@ struct Args {
     /// always required when listening beyond loopback).
     #[arg(long)]
     require_key: bool,
-    /// Let tabs name files (EvalFile, EGDBPath) inside this directory
-    /// (repeatable); without it, the page can name no server file.
-    #[arg(long, value_name = "DIR")]
-    allow_files: Vec<std::path::PathBuf>,
-    /// Endgame databases every in-process session starts with.
-    #[arg(long, value_name = "DIR")]
-    egdb: Option<std::path::PathBuf>,
-    /// Evaluation weights every in-process session starts with.
-    #[arg(long, value_name = "FILE")]
-    eval_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    files: kingme::server::OperatorFiles,
     /// Stop any one in-process search (analysis included) after this many
     /// seconds; 0 for no limit.
     #[arg(long, value_name = "SECONDS", default_value_t = kingme::server::tcp::DEFAULT_MAX_SEARCH_TIME.as_secs())]
@@ -73,11 +65,9 @@ fn main() -> anyhow::Result<()> {
     if let Some(n) = args.max_searches {
         config.max_searches = n.max(1);
     }
-    config.session.files =
-        kingme::files::FileAccess::within(&args.allow_files).context("--allow-files")?;
-    config.session.defaults =
-        kingme::server::operator_defaults(args.eval_file.as_deref(), args.egdb.as_deref())
-            .map_err(anyhow::Error::msg)?;
+    args.files
+        .apply_to(&mut config.session)
+        .map_err(anyhow::Error::msg)?;
     config.session.max_search_time =
         (args.max_search_time > 0).then(|| std::time::Duration::from_secs(args.max_search_time));
     let rt = tokio::runtime::Builder::new_multi_thread()
