@@ -2,8 +2,10 @@
 //! threads that report only through events. No I/O happens here.
 //!
 //! - [`level`]: the difficulty levels.
-//! - [`options`]: the typed options and the errors of setting one (their
-//!   names and text values are in [`crate::protocol::options`]).
+//! - [`options`]: the typed options and the errors of setting one.
+//! - [`option_table`]: every option declared once (name, Hub name, type,
+//!   range, default), and option text read into typed options: the kingme
+//!   handshake, Hub's `hello` and `set-param`, and the error lines use it.
 //! - [`limits`]: the limits of one `go` and the search limits they become.
 //! - [`handle`]: the handle of a running search.
 //! - [`slot`]: one front end's search as a state machine (idle, queued,
@@ -13,6 +15,7 @@ mod answer;
 mod handle;
 mod level;
 mod limits;
+pub mod option_table;
 mod options;
 mod slot;
 

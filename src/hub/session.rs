@@ -4,6 +4,7 @@
 use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
 use super::{Flow, Input, MAX_LINE};
 use crate::board::{Game, Position, Variant};
+use crate::engine::option_table::OptionKind;
 use crate::engine::{Engine, Event, Info, Level, Limits, Score, SearchSlot};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::time::Duration;
@@ -144,36 +145,24 @@ impl HubSession {
             self.variant.name(),
             quote(&variants.join(" "))
         ));
-        let levels: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
-        out.push(format!(
-            "param name=level value={} type=enum values={}",
-            self.engine.level().name(),
-            quote(&levels.join(" "))
-        ));
-        out.push(format!(
-            "param name=hash value={} type=int min=1 max={}",
-            self.engine.hash_mib(),
-            crate::engine::MAX_HASH_MIB
-        ));
-        out.push(format!(
-            "param name=threads value={} type=int min=1 max={}",
-            self.engine.threads(),
-            crate::engine::MAX_THREADS
-        ));
-        out.push(format!(
-            "param name=egdb-path value={} type=string",
-            quote(&self.engine.options().egdb_path)
-        ));
-        out.push(format!(
-            "param name=egdb-pieces value={} type=int min=0 max={}",
-            self.engine.options().egdb_pieces,
-            crate::engine::MAX_EGDB_PIECES
-        ));
-        out.push(format!(
-            "param name=multipv value={} type=int min=1 max={}",
-            self.engine.options().multipv,
-            crate::engine::MAX_MULTIPV
-        ));
+        // the engine's options that Hub offers, from the one table
+        for spec in crate::engine::option_table::engine_option_specs() {
+            let Some(name) = spec.hub else { continue };
+            let value = self
+                .engine
+                .options()
+                .value_text(&spec.name)
+                .unwrap_or_default();
+            let kind = match &spec.kind {
+                OptionKind::Check { .. } => "type=bool".to_string(),
+                OptionKind::Spin { min, max, .. } => format!("type=int min={min} max={max}"),
+                OptionKind::Text { .. } => "type=string".to_string(),
+                OptionKind::Combo { values, .. } => {
+                    format!("type=enum values={}", quote(&values.join(" ")))
+                }
+            };
+            out.push(format!("param name={name} value={} {kind}", quote(&value)));
+        }
         out.push("wait".into());
     }
 
@@ -192,9 +181,11 @@ impl HubSession {
             }
             return;
         }
-        // egdb-path and egdb-pieces are the engine's EGDBPath and EGDBPieces
-        let name = name.replace('-', "");
-        if let Err(e) = crate::protocol::set_option(&mut self.engine, &name, value) {
+        let Some(spec) = crate::engine::option_table::hub_option(name) else {
+            out.push(error(&format!("set-param: unknown parameter '{name}'")));
+            return;
+        };
+        if let Err(e) = crate::engine::option_table::set_option(&mut self.engine, &spec.name, value) {
             out.push(error(&e.to_string()));
         }
     }

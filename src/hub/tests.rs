@@ -385,3 +385,35 @@ fn multipv_param_gives_several_lines_best_first() {
     assert!(out.iter().any(|l| l.contains(" multipv=3 ")), "{out:?}");
     assert!(out.last().unwrap().starts_with("done move="));
 }
+
+/// Hub's `hello` offers exactly the table's Hub options (and the variant),
+/// each settable under that name: an option added to the table with a Hub
+/// name shows up here without another edit.
+#[test]
+fn hello_lists_the_option_tables_hub_names() {
+    let mut h = Harness::new();
+    let out = h.send("hub");
+    let params: Vec<String> = out
+        .iter()
+        .filter(|l| l.starts_with("param "))
+        .map(|l| parse_line(l).unwrap().value("name").unwrap().to_string())
+        .collect();
+    let mut expected = vec!["variant".to_string()];
+    expected.extend(
+        crate::engine::option_table::engine_option_specs()
+            .iter()
+            .filter_map(|s| s.hub.map(str::to_string)),
+    );
+    assert_eq!(params, expected);
+    for l in out.iter().filter(|l| l.starts_with("param ")) {
+        let p = parse_line(l).unwrap();
+        let line = format!(
+            "set-param name={} value={}",
+            p.value("name").unwrap(),
+            wire::quote(p.value("value").unwrap())
+        );
+        assert!(h.send(&line).is_empty(), "{line}");
+    }
+    let e = h.send("set-param name=colour value=red");
+    assert!(e[0].contains("unknown parameter 'colour'"), "{e:?}");
+}

@@ -3,8 +3,8 @@
 //! - [`Command`]: what a client sends, parsed by a nom grammar (`FromStr`) and
 //!   written back canonically (`Display`).
 //! - [`Response`]: what the engine sends, rendered by `Display`.
-//! - [`options`]: engine option names and text values, read into typed
-//!   [`crate::engine::EngineOption`]s.
+//! - [`options`]: the engine's option table (its home is
+//!   [`crate::engine::option_table`]), re-exported for the protocol's users.
 //! - [`Session`]: one client's game, options and search as a state machine that
 //!   turns lines and engine events into responses. The stdio and TCP transports
 //!   in [`crate::server`] both drive it.
@@ -12,13 +12,13 @@
 
 mod budget;
 mod command;
-pub mod options;
 mod parse;
 mod response;
 mod response_parse;
 mod session;
 mod token;
 
+pub use crate::engine::option_table as options;
 pub use budget::{HashBudget, OverBudget, Reservation};
 pub use command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,

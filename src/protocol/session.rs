@@ -492,6 +492,7 @@ impl Session {
     fn option_specs(&self) -> Vec<OptionSpec> {
         let mut specs = vec![OptionSpec {
             name: "Variant".into(),
+            hub: None,
             kind: OptionKind::Combo {
                 default: Variant::English.name().into(),
                 values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
@@ -513,6 +514,7 @@ impl Session {
         }
         specs.push(OptionSpec {
             name: "Reply".into(),
+            hub: None,
             kind: OptionKind::Check { default: false },
         });
         specs
@@ -1014,5 +1016,42 @@ mod tests {
     #[test]
     fn a_search_without_a_thread_still_gets_one_bestmove() {
         one_legal_bestmove(&go_with_fault(Fault::NoThread));
+    }
+
+    /// The handshake and the unknown-option line name the same options, all
+    /// from the engine's one table (plus the session's Variant and Reply).
+    #[test]
+    fn the_handshake_and_the_unknown_option_line_list_the_table() {
+        let (mut session, _events) = Session::new(SessionConfig::default());
+        let mut out = Vec::new();
+        session.handle_line(b"kingme", &mut out);
+        let names: Vec<String> = out
+            .iter()
+            .filter_map(|r| match r {
+                Response::Option { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut expected = vec!["Variant".to_string()];
+        expected.extend(crate::engine::option_table::option_names());
+        expected.push("Reply".into());
+        assert_eq!(names, expected);
+        out.clear();
+        session.handle_line(b"setoption name Bogus value 1", &mut out);
+        assert_eq!(
+            out,
+            [Response::Error(format!(
+                "setoption: unknown option 'Bogus' (options: {})",
+                expected.join(", ")
+            ))]
+        );
+        let e = options::parse_option("Bogus", "1").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "unknown option 'Bogus' (options: {})",
+                crate::engine::option_table::option_names().join(", ")
+            )
+        );
     }
 }

@@ -1,10 +1,11 @@
-//! Engine options as text: their names, types and ranges for the handshake,
-//! and `setoption name X value Y` turned into a typed [`EngineOption`], with
-//! the protocol's error lines.
+//! The engine's options declared once: their names (the kingme protocol's
+//! and Hub's), types, ranges and defaults, from which every front end's
+//! handshake and error lines are made; and option text turned into a typed
+//! [`EngineOption`].
 
-use crate::engine::{
-    Engine, EngineError, EngineOption, Level, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
-    MAX_MULTIPV, MAX_THREADS,
+use super::{
+    Engine, EngineError, EngineOption, EngineOptions, Level, DEFAULT_HASH_MIB, MAX_EGDB_PIECES,
+    MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 use crate::eval::{EnglishWeights, Evaluator, LearnedWeights};
 use std::sync::Arc;
@@ -13,9 +14,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OptionError {
     /// No option with that name.
-    #[error(
-        "unknown option '{0}' (options: Level, Hash, Threads, Ponder, MiniTable, EvalWeights, EvalFile, EGDBPath, EGDBPieces, MultiPV)"
-    )]
+    #[error("unknown option '{0}' (options: {names})", names = option_names().join(", "))]
     UnknownOption(String),
     /// A value the option does not take.
     #[error("bad value '{value}' for option {name}: expected {expected}")]
@@ -68,8 +67,43 @@ pub enum OptionKind {
 pub struct OptionSpec {
     /// The option's name.
     pub name: String,
+    /// Its name in Hub's `hello` and `set-param` (`None`: not offered there).
+    pub hub: Option<&'static str>,
     /// Its type, default and range.
     pub kind: OptionKind,
+}
+
+/// The names of the engine's options, in handshake order.
+#[must_use]
+pub fn option_names() -> Vec<String> {
+    engine_option_specs().into_iter().map(|s| s.name).collect()
+}
+
+/// The option Hub calls `hub_name` (case-insensitive).
+#[must_use]
+pub fn hub_option(hub_name: &str) -> Option<OptionSpec> {
+    engine_option_specs()
+        .into_iter()
+        .find(|s| s.hub.is_some_and(|h| h.eq_ignore_ascii_case(hub_name)))
+}
+
+impl EngineOptions {
+    /// The current value of option `name` as text (what `setoption` takes).
+    #[must_use]
+    pub fn value_text(&self, name: &str) -> Option<String> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "level" => self.level.name().to_string(),
+            "hash" => self.hash_mib.to_string(),
+            "threads" => self.threads.to_string(),
+            "ponder" => self.ponder.to_string(),
+            "minitable" => self.mini_table.to_string(),
+            "evalfile" | "evalweights" => self.eval.describe(),
+            "egdbpath" => self.egdb_path.clone(),
+            "egdbpieces" => self.egdb_pieces.to_string(),
+            "multipv" => self.multipv.to_string(),
+            _ => return None,
+        })
+    }
 }
 
 /// The engine's options, their types and ranges, for the handshake.
@@ -78,6 +112,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
     vec![
         OptionSpec {
             name: "Level".into(),
+            hub: Some("level"),
             kind: OptionKind::Combo {
                 default: Level::Max.name().into(),
                 values: Level::ALL.iter().map(|l| l.name().into()).collect(),
@@ -85,6 +120,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
         },
         OptionSpec {
             name: "Hash".into(),
+            hub: Some("hash"),
             kind: OptionKind::Spin {
                 default: DEFAULT_HASH_MIB as i64,
                 min: 1,
@@ -93,6 +129,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
         },
         OptionSpec {
             name: "Threads".into(),
+            hub: Some("threads"),
             kind: OptionKind::Spin {
                 default: 1,
                 min: 1,
@@ -101,26 +138,31 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
         },
         OptionSpec {
             name: "Ponder".into(),
+            hub: None,
             kind: OptionKind::Check { default: false },
         },
         OptionSpec {
             name: "MiniTable".into(),
+            hub: None,
             kind: OptionKind::Check { default: true },
         },
         OptionSpec {
             name: "EvalWeights".into(),
+            hub: None,
             kind: OptionKind::Text {
                 default: String::new(),
             },
         },
         OptionSpec {
             name: "EGDBPath".into(),
+            hub: Some("egdb-path"),
             kind: OptionKind::Text {
                 default: String::new(),
             },
         },
         OptionSpec {
             name: "EGDBPieces".into(),
+            hub: Some("egdb-pieces"),
             kind: OptionKind::Spin {
                 default: MAX_EGDB_PIECES,
                 min: 0,
@@ -129,12 +171,14 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
         },
         OptionSpec {
             name: "EvalFile".into(),
+            hub: None,
             kind: OptionKind::Text {
                 default: "builtin".into(),
             },
         },
         OptionSpec {
             name: "MultiPV".into(),
+            hub: Some("multipv"),
             kind: OptionKind::Spin {
                 default: 1,
                 min: 1,

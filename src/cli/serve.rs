@@ -1,0 +1,119 @@
+//! The engine on stdio, or a TCP server with `--listen` (no subcommand).
+
+use clap::Args;
+use kingme::board::{Position, Variant};
+use kingme::perft::{self, Counting};
+use std::time::Instant;
+use super::{evaluator_of, progress_bar};
+
+#[derive(Args, Debug)]
+pub(crate) struct ServeArgs {
+    /// Serve the protocol over TCP on this address (e.g. 127.0.0.1:7777) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// Clients must send `auth TOKEN` before anything else (one word of visible
+    /// characters). Prefer KINGME_TOKEN or --token-file: a command line is
+    /// visible to every user of the machine.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "KINGME_TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<kingme::protocol::Token>,
+    /// Read the token from this file (its first line).
+    #[arg(long, value_name = "FILE", conflicts_with = "token")]
+    token_file: Option<std::path::PathBuf>,
+    /// TCP: connections served at once (one more gets an error line).
+    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// TCP: connections served at once from one client address.
+    #[arg(long, default_value_t = 32)]
+    max_per_address: usize,
+    /// TCP: searches running at once across all clients [default: cores - 1, at least 1].
+    #[arg(long)]
+    max_searches: Option<usize>,
+    /// TCP: close a connection after this many seconds without input.
+    #[arg(long, default_value_t = 600)]
+    idle_timeout: u64,
+    /// TCP: stop any one search (go infinite and analyze included) after this
+    /// many seconds; 0 for no limit.
+    #[arg(long, value_name = "SECONDS", default_value_t = kingme::server::tcp::DEFAULT_MAX_SEARCH_TIME.as_secs())]
+    max_search_time: u64,
+    /// TCP: largest Hash (MiB) a client may set.
+    #[arg(long, default_value_t = 64)]
+    max_hash: usize,
+    /// TCP: the sum of all sessions' Hash, in MiB [default: 1024 or a quarter
+    /// of physical memory, whichever is less].
+    #[arg(long, value_name = "MIB")]
+    hash_budget: Option<usize>,
+    #[command(flatten)]
+    files: kingme::server::OperatorFiles,
+    /// Longest accepted line in bytes.
+    #[arg(long, default_value_t = kingme::server::MAX_LINE)]
+    max_line: usize,
+}
+
+impl ServeArgs {
+    /// The token from --token, KINGME_TOKEN or --token-file.
+    fn token(&self) -> Result<Option<kingme::protocol::Token>, String> {
+        let Some(path) = &self.token_file else {
+            return Ok(self.token.clone());
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let line = text.lines().next().unwrap_or("").trim();
+        line.parse()
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
+    use kingme::server;
+    use std::time::Duration;
+    let token = a.token()?;
+    let defaults = a.files.defaults()?;
+    let Some(addr) = &a.listen else {
+        server::init_logging("warn");
+        let config = kingme::protocol::SessionConfig {
+            token,
+            defaults,
+            ..Default::default()
+        };
+        return server::stdio::run(config, a.max_line).map_err(|e| e.to_string());
+    };
+    server::init_logging("info");
+    let mut config = server::ServerConfig {
+        max_connections: a.max_connections.max(1),
+        max_per_address: a.max_per_address.max(1),
+        idle_timeout: Duration::from_secs(a.idle_timeout),
+        max_line: a.max_line,
+        ..Default::default()
+    };
+    if let Some(n) = a.max_searches {
+        config.max_searches = n;
+    }
+    if let Some(b) = a.hash_budget {
+        config.hash_budget_mib = b.max(1);
+    }
+    config.session.token = token;
+
+    config.session.max_hash_mib = a.max_hash.min(config.hash_budget_mib).max(1);
+    config.session.default_hash_mib = Some(16.min(config.session.max_hash_mib));
+    config.session.max_search_time =
+        (a.max_search_time > 0).then(|| Duration::from_secs(a.max_search_time));
+    a.files.apply_to(&mut config.session)?;
+    let open = config.session.token.is_none();
+    server::run_tcp(addr, config, |local| {
+        if !local.ip().is_loopback() && open {
+            eprintln!(
+                "WARNING: kingme is listening on {local}, reachable from other machines, \
+                 WITHOUT a token: anyone who can connect can use this machine's CPU. \
+                 Use --token SECRET, or bind 127.0.0.1."
+            );
+        }
+        eprintln!("kingme listening on {local}");
+    })
+    .map_err(|e| format!("{addr}: {e}"))
+}
+
