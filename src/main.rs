@@ -104,7 +104,9 @@ fn main() -> ExitCode {
     let res = match cli.command {
         Some(Command::Perft(a)) => cli::perft::run_perft(&a, false),
         Some(Command::Divide(a)) => cli::perft::run_perft(&a, true),
-        Some(Command::Bench { depth_delta, egdb }) => cli::bench::run_bench(depth_delta, egdb.as_deref()),
+        Some(Command::Bench { depth_delta, egdb }) => {
+            cli::bench::run_bench(depth_delta, egdb.as_deref())
+        }
         Some(Command::Solve(a)) => cli::solve::run_solve(&a),
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => cli::dxp::run_dxp(&a),

@@ -1,10 +1,6 @@
 //! `kingme bench`: the search signature.
 
-use clap::Args;
-use kingme::board::{Position, Variant};
-use kingme::perft::{self, Counting};
 use std::time::Instant;
-use super::{evaluator_of, progress_bar};
 
 pub(crate) fn run_bench(depth_delta: i32, egdb: Option<&str>) -> Result<(), String> {
     let t = Instant::now();
@@ -38,4 +34,3 @@ pub(crate) fn run_bench(depth_delta: i32, egdb: Option<&str>) -> Result<(), Stri
     );
     Ok(())
 }
-

@@ -1,10 +1,8 @@
 //! `kingme datagen`: self-play games written as training data.
 
-use clap::Args;
-use kingme::board::{Position, Variant};
-use kingme::perft::{self, Counting};
-use std::time::Instant;
 use super::{evaluator_of, progress_bar};
+use clap::Args;
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub(crate) struct DatagenArgs {
@@ -98,4 +96,3 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     );
     Ok(())
 }
-

@@ -1,10 +1,6 @@
 //! `kingme dxp`: DXP games over TCP as the follower.
 
 use clap::Args;
-use kingme::board::{Position, Variant};
-use kingme::perft::{self, Counting};
-use std::time::Instant;
-use super::{evaluator_of, progress_bar};
 
 #[derive(Args, Debug)]
 pub(crate) struct DxpArgs {
@@ -64,4 +60,3 @@ pub(crate) fn run_dxp(a: &DxpArgs) -> Result<(), String> {
     })
     .map_err(|e| format!("{}: {e}", a.listen))
 }
-

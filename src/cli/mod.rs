@@ -32,4 +32,3 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, template: &str) -> indicatif::
     }
     bar
 }
-

@@ -4,7 +4,6 @@ use clap::Args;
 use kingme::board::{Position, Variant};
 use kingme::perft::{self, Counting};
 use std::time::Instant;
-use super::{evaluator_of, progress_bar};
 
 #[derive(Args, Debug)]
 pub(crate) struct PerftArgs {
@@ -93,4 +92,3 @@ pub(crate) fn run_perft(a: &PerftArgs, split: bool) -> Result<(), String> {
     }
     Ok(())
 }
-

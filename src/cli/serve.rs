@@ -1,10 +1,6 @@
 //! The engine on stdio, or a TCP server with `--listen` (no subcommand).
 
 use clap::Args;
-use kingme::board::{Position, Variant};
-use kingme::perft::{self, Counting};
-use std::time::Instant;
-use super::{evaluator_of, progress_bar};
 
 #[derive(Args, Debug)]
 pub(crate) struct ServeArgs {
@@ -116,4 +112,3 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
     })
     .map_err(|e| format!("{addr}: {e}"))
 }
-

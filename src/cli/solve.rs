@@ -2,9 +2,7 @@
 
 use clap::Args;
 use kingme::board::{Position, Variant};
-use kingme::perft::{self, Counting};
 use std::time::Instant;
-use super::{evaluator_of, progress_bar};
 
 #[derive(Args, Debug)]
 pub(crate) struct SolveArgs {
@@ -58,4 +56,3 @@ pub(crate) fn run_solve(a: &SolveArgs) -> Result<(), String> {
     }
     Ok(())
 }
-

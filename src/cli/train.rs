@@ -1,10 +1,8 @@
 //! `kingme train`: fitting the learned evaluation to datagen data.
 
+use super::progress_bar;
 use clap::Args;
-use kingme::board::{Position, Variant};
-use kingme::perft::{self, Counting};
 use std::time::Instant;
-use super::{evaluator_of, progress_bar};
 
 #[derive(Args, Debug)]
 pub(crate) struct TrainArgs {
@@ -118,4 +116,3 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     );
     Ok(())
 }
-

@@ -5,7 +5,7 @@ use super::wire::{self, format_move, parse_line, parse_move, parse_position, quo
 use super::{Flow, Input, MAX_LINE};
 use crate::board::{Game, Position, Variant};
 use crate::engine::option_table::OptionKind;
-use crate::engine::{Engine, Event, Info, Level, Limits, Score, SearchSlot};
+use crate::engine::{Engine, Event, Info, Limits, Score, SearchSlot};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::time::Duration;
 
@@ -185,7 +185,8 @@ impl HubSession {
             out.push(error(&format!("set-param: unknown parameter '{name}'")));
             return;
         };
-        if let Err(e) = crate::engine::option_table::set_option(&mut self.engine, &spec.name, value) {
+        if let Err(e) = crate::engine::option_table::set_option(&mut self.engine, &spec.name, value)
+        {
             out.push(error(&e.to_string()));
         }
     }
