@@ -224,7 +224,7 @@ proptest! {
             Response::BestMove { mv: moves.first().copied(), ponder: last.filter(|_| !moves.is_empty()) },
             Response::Info(Info {
                 depth: n[0], seldepth: n[1], multipv: (kind % 3 != 0).then_some(n[4] % 65), score: score(kind, v), nodes: u64::from(n[2]),
-                prunes: u64::from(n[3]), prunes_max: u64::from(n[4]), prunes_min: u64::from(n[5]),
+                prunes_max: u64::from(n[4]), prunes_min: u64::from(n[5]),
                 tt_hits: u64::from(n[6]), egdb_probes: u64::from(n[3] ^ n[6]), nps: u64::from(n[7]),
                 time: Duration::from_millis(u64::from(n[0])), pv: moves.clone(),
             }),

@@ -211,7 +211,7 @@ impl Connection {
                 }
             }),
         );
-        self.search.start(handle, &limits, (), None);
+        self.search.start(handle, (), None);
     }
 
     fn their_move(&mut self, mv: &DxpMove) {

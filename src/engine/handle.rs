@@ -21,6 +21,13 @@ impl SearchHandle {
         self.control.stop.store(true, Ordering::SeqCst);
     }
 
+    /// Whether the search is held (`infinite`, or `ponder` before
+    /// `ponderhit`): it ends only when stopped.
+    #[must_use]
+    pub fn is_held(&self) -> bool {
+        self.control.hold.load(Ordering::SeqCst)
+    }
+
     /// The opponent played the expected move: the ponder search goes on as a normal one.
     pub fn ponderhit(&self) {
         let us = self.start.elapsed().as_micros() as u64;

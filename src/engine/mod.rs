@@ -26,13 +26,13 @@ pub use options::{
     EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
     MAX_MULTIPV, MAX_THREADS,
 };
-pub use slot::{Phase, SearchId, SearchSlot, Stopped};
+pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 
 use crate::board::{Game, Move, Position};
 use crate::egdb::Tablebase;
 use crate::perft::{Counting, PerftInterrupted};
 use crate::search::tt::{TableAllocError, TranspositionTable};
-use crate::search::{self, Control, History, Iteration, SearchReport};
+use crate::search::{self, Control, History, Iteration, SearchReport, Stats};
 pub use crate::search::{Score, TraceNode};
 use crate::solve::MiniTablebase;
 use answer::{Answer, AnswerGuard, SharedAnswer};
@@ -55,8 +55,6 @@ pub struct Info {
     pub score: Score,
     /// Nodes searched (all threads).
     pub nodes: u64,
-    /// Cut-offs in total.
-    pub prunes: u64,
     /// Cut-offs where the engine's side was to move.
     pub prunes_max: u64,
     /// Cut-offs where the opponent was to move.
@@ -74,23 +72,34 @@ pub struct Info {
 }
 
 impl Info {
-    fn from_iteration(it: &Iteration) -> Info {
-        let secs = it.time.as_secs_f64().max(1e-6);
+    /// Cut-offs in total.
+    #[must_use]
+    pub fn prunes(&self) -> u64 {
+        self.prunes_max + self.prunes_min
+    }
+
+    /// The line of a result (`depth`, `multipv`, `score`, `pv`) with the
+    /// search's statistics so far.
+    fn new(line: &Iteration, stats: &Stats, time: Duration) -> Info {
+        let secs = time.as_secs_f64().max(1e-6);
         Info {
-            depth: it.depth,
-            seldepth: it.stats.seldepth,
-            multipv: it.multipv,
-            score: it.score,
-            nodes: it.stats.nodes,
-            prunes: it.stats.prunes_max + it.stats.prunes_min,
-            prunes_max: it.stats.prunes_max,
-            prunes_min: it.stats.prunes_min,
-            tt_hits: it.stats.tt_hits,
-            egdb_probes: it.stats.egdb_probes,
-            nps: (it.stats.nodes as f64 / secs) as u64,
-            time: it.time,
-            pv: it.pv.clone(),
+            depth: line.depth,
+            seldepth: stats.seldepth,
+            multipv: line.multipv,
+            score: line.score,
+            nodes: stats.nodes,
+            prunes_max: stats.prunes_max,
+            prunes_min: stats.prunes_min,
+            tt_hits: stats.tt_hits,
+            egdb_probes: stats.egdb_probes,
+            nps: (stats.nodes as f64 / secs) as u64,
+            time,
+            pv: line.pv.clone(),
         }
+    }
+
+    fn from_iteration(it: &Iteration) -> Info {
+        Info::new(it, &it.stats, it.time)
     }
 }
 
@@ -498,25 +507,10 @@ impl Engine {
                 panic_in_search: fault == Some(Fault::PanicInSearch),
             };
             let res = search::search(&pos, &hist, &sl, &tt, &c2, &mut rep);
-            let secs = res.time.as_secs_f64().max(1e-6);
             let mut answer = answer::lock(&guard.0);
             if let Some(last) = &res.last {
-                let s = res.stats;
-                answer.send(Event::Info(Info {
-                    depth: last.depth,
-                    seldepth: s.seldepth,
-                    multipv: last.multipv,
-                    score: last.score,
-                    nodes: s.nodes,
-                    prunes: s.prunes_max + s.prunes_min,
-                    prunes_max: s.prunes_max,
-                    prunes_min: s.prunes_min,
-                    tt_hits: s.tt_hits,
-                    egdb_probes: s.egdb_probes,
-                    nps: (s.nodes as f64 / secs) as u64,
-                    time: res.time,
-                    pv: last.pv.clone(),
-                }));
+                // the last line with the whole search's statistics
+                answer.send(Event::Info(Info::new(last, &res.stats, res.time)));
             }
             answer.send(Event::BestMove {
                 mv: res.best,

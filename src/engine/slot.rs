@@ -3,7 +3,6 @@
 //! the answer comes.
 
 use super::{Limits, SearchHandle};
-use tokio::sync::OwnedSemaphorePermit;
 
 /// Which search an answer belongs to: each search started in a slot gets the
 /// next one, so an answer from a search the front end called off is ignored.
@@ -45,13 +44,16 @@ enum State<T> {
         id: SearchId,
         handle: SearchHandle,
         context: T,
-        /// `infinite` or `ponder` not yet released: it ends only when stopped.
-        held: bool,
         /// Released with the search.
-        _permit: Option<OwnedSemaphorePermit>,
+        _permit: Option<SlotToken>,
     },
     Answered,
 }
+
+/// What a front end holds for as long as its search runs (a server's search
+/// permit), dropped when the search ends; any type, so that the engine knows
+/// none of the server's.
+pub type SlotToken = Box<dyn std::any::Any + Send>;
 
 /// One front end's search (kingme session, Hub, DXP): at most one at a time,
 /// with the context (`T`) its answer is read in. A slot owes exactly one
@@ -99,7 +101,7 @@ impl<T> SearchSlot<T> {
     /// ponder not yet hit).
     #[must_use]
     pub fn is_held(&self) -> bool {
-        matches!(self.state, State::Searching { held: true, .. })
+        matches!(&self.state, State::Searching { handle, .. } if handle.is_held())
     }
 
     /// The context of the queued or running search.
@@ -144,15 +146,14 @@ impl<T> SearchSlot<T> {
         }
     }
 
-    /// Records the search `handle` (started with `limits`) as this slot's
-    /// search; `permit`, if any, is released with it. Returns its id, the one
+    /// Records the search `handle` as this slot's search; `permit`, if any,
+    /// is released with it. Returns its id, the one
     /// [`SearchSlot::next_id`] gave.
     pub fn start(
         &mut self,
         handle: SearchHandle,
-        limits: &Limits,
         context: T,
-        permit: Option<OwnedSemaphorePermit>,
+        permit: Option<SlotToken>,
     ) -> SearchId {
         let id = SearchId(self.next_id);
         self.next_id += 1;
@@ -160,7 +161,6 @@ impl<T> SearchSlot<T> {
             id,
             handle,
             context,
-            held: limits.infinite || limits.ponder,
             _permit: permit,
         };
         id
@@ -192,9 +192,8 @@ impl<T> SearchSlot<T> {
     /// queued one is dropped and its context handed back to answer for it.
     pub fn stop(&mut self) -> Stopped<T> {
         match &mut self.state {
-            State::Searching { handle, held, .. } => {
+            State::Searching { handle, .. } => {
                 handle.stop();
-                *held = false;
                 Stopped::Stopping
             }
             State::Queued { .. } => match std::mem::replace(&mut self.state, State::Idle) {
@@ -209,10 +208,7 @@ impl<T> SearchSlot<T> {
     /// a normal one (a queued one will start as one).
     pub fn ponderhit(&mut self) {
         match &mut self.state {
-            State::Searching { handle, held, .. } => {
-                handle.ponderhit();
-                *held = false;
-            }
+            State::Searching { handle, .. } => handle.ponderhit(),
             State::Queued { limits, .. } => limits.ponder = false,
             State::Idle | State::Answered => {}
         }
@@ -258,7 +254,7 @@ mod tests {
                 let _ = tx.send(e);
             }),
         );
-        let id = slot.start(handle, &limits, context, None);
+        let id = slot.start(handle, context, None);
         (id, rx)
     }
 

@@ -296,7 +296,7 @@ impl HubSession {
                 Event::Trace(_) | Event::Perft { .. } => {}
             }),
         );
-        self.search.start(handle, &limits, *game.position(), None);
+        self.search.start(handle, *game.position(), None);
     }
 
     /// Handles an event of the running search.

@@ -207,7 +207,7 @@ impl fmt::Display for Response {
                     " score {} nodes {} prunes {} prunesmax {} prunesmin {} tthits {} egdb {} nps {} time {}",
                     i.score,
                     i.nodes,
-                    i.prunes,
+                    i.prunes(),
                     i.prunes_max,
                     i.prunes_min,
                     i.tt_hits,

@@ -125,7 +125,6 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
         multipv: None,
         score: Score::Eval(0),
         nodes: 0,
-        prunes: 0,
         prunes_max: 0,
         prunes_min: 0,
         tt_hits: 0,
@@ -134,6 +133,7 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
         time: Duration::ZERO,
         pv: Vec::new(),
     };
+    let mut prunes = None;
     while let Some(key) = w.next() {
         match key {
             "depth" => info.depth = w.number(key)?,
@@ -141,7 +141,7 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
             "multipv" => info.multipv = Some(w.number(key)?),
             "score" => info.score = parse_score(w)?,
             "nodes" => info.nodes = w.number(key)?,
-            "prunes" => info.prunes = w.number(key)?,
+            "prunes" => prunes = Some(w.number(key)?),
             "prunesmax" => info.prunes_max = w.number(key)?,
             "prunesmin" => info.prunes_min = w.number(key)?,
             "tthits" => info.tt_hits = w.number(key)?,
@@ -151,6 +151,9 @@ fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponse
             "pv" => info.pv = parse_moves(w, variant)?,
             other => return Err(w.error(format!("unknown info field '{other}'"))),
         }
+    }
+    if prunes.is_some_and(|p: u64| p != info.prunes()) {
+        return Err(w.error("prunes is not prunesmax + prunesmin"));
     }
     Ok(info)
 }

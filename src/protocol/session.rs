@@ -9,7 +9,7 @@ use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{
-    self, Engine, EngineOption, Event, Level, Limits, Phase, Score, SearchSlot, Stopped,
+    self, Engine, EngineOption, Event, Level, Limits, Phase, Score, SearchSlot, SlotToken, Stopped,
 };
 use crate::files::FileAccess;
 use crate::perft::PerftInterrupted;
@@ -872,7 +872,8 @@ impl Session {
         };
         self.search_started = Some(Instant::now());
         self.overtime = false;
-        self.search.start(handle, &limits, purpose, slot);
+        self.search
+            .start(handle, purpose, slot.map(|p| Box::new(p) as SlotToken));
     }
 
     fn finish(
