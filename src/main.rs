@@ -101,6 +101,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if std::env::var_os(kingme::engine::MINI_TABLE_ENV).is_some_and(|v| v == "off") {
+        kingme::engine::allow_mini_table(false);
+    }
     let res = match cli.command {
         Some(Command::Perft(a)) => cli::perft::run_perft(&a, false),
         Some(Command::Divide(a)) => cli::perft::run_perft(&a, true),

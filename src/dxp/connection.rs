@@ -147,7 +147,7 @@ impl Connection {
             },
         };
         self.cancel_search();
-        self.engine.new_game();
+        self.engine.new_game(Variant::English);
         let clock = (r.minutes > 0).then(|| Clock {
             left: Duration::from_secs(u64::from(r.minutes) * 60),
             moves: r.moves,

@@ -7,6 +7,8 @@
 //!   range, default), and option text read into typed options: the kingme
 //!   handshake, Hub's `hello` and `set-param`, and the error lines use it.
 //! - [`limits`]: the limits of one `go` and the search limits they become.
+//! - [`mini`]: the policy for the solved mini-checkers table: whether it may
+//!   be built, starting its build, waiting for it.
 //! - [`handle`]: the handle of a running search.
 //! - [`slot`]: one front end's search as a state machine (idle, queued,
 //!   searching, answered), shared by the kingme session, Hub and DXP.
@@ -15,6 +17,7 @@ mod answer;
 mod handle;
 mod level;
 mod limits;
+mod mini;
 pub mod option_table;
 mod options;
 mod slot;
@@ -22,6 +25,8 @@ mod slot;
 pub use handle::SearchHandle;
 pub use level::{Level, ParseLevelError};
 pub use limits::Limits;
+pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
+use mini::{mini_table_allowed, wait_for_mini_table};
 pub use options::{
     EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
     MAX_MULTIPV, MAX_THREADS,
@@ -34,7 +39,6 @@ use crate::perft::{Counting, PerftInterrupted};
 use crate::search::tt::{TableAllocError, TranspositionTable};
 use crate::search::{self, Control, History, Iteration, SearchReport, Stats};
 pub use crate::search::{Score, TraceNode};
-use crate::solve::MiniTablebase;
 use answer::{Answer, AnswerGuard, SharedAnswer};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -449,11 +453,62 @@ impl Engine {
         tt
     }
 
-    /// Forgets everything learned (clears the transposition table).
-    pub fn new_game(&mut self) {
+    /// Forgets everything learned (clears the transposition table), and
+    /// starts what a game of `variant` will need: at level max in
+    /// mini-checkers, the solved table's build, so that it is ready (or
+    /// nearly) when the first search wants it.
+    pub fn new_game(&mut self, variant: crate::board::Variant) {
         if let Some(tt) = &self.tt {
             tt.clear();
         }
+        if variant == crate::board::Variant::Mini
+            && self.options.mini_table
+            && self.options.level == Level::Max
+        {
+            let _ = mini_table();
+        }
+    }
+
+    /// The exact value of each legal move of `pos` for the player making it,
+    /// where known: the solved mini-checkers table (once built, with
+    /// MiniTable on), or the English endgame databases (a database win is
+    /// certain, of unknown length: [`Score::DATABASE_PLIES`]).
+    pub fn move_values(&mut self, pos: &Position) -> Vec<(Move, Score)> {
+        match pos.variant() {
+            crate::board::Variant::Mini => {
+                if !self.options.mini_table {
+                    return Vec::new();
+                }
+                let Some(tb) = mini_table() else {
+                    return Vec::new();
+                };
+                tb.move_values(pos)
+                    .into_iter()
+                    .map(|(m, v)| (m, Score::from(v)))
+                    .collect()
+            }
+            crate::board::Variant::English => pos
+                .legal_moves()
+                .iter()
+                .filter_map(|&m| {
+                    // the child's value is the opponent's
+                    let v = self.database_value(&pos.after(m))?;
+                    Some((m, -Score::from(v)))
+                })
+                .collect(),
+        }
+    }
+
+    /// Before searching `pos`: where a database would count (English, few
+    /// enough pieces), the line about the databases not yet said.
+    pub fn notice_before_search(&mut self, pos: &Position) -> Option<String> {
+        if pos.variant() != crate::board::Variant::English
+            || pos.occupied().count() > MAX_EGDB_PIECES as u32
+        {
+            return None;
+        }
+        let _ = self.tablebase();
+        self.take_egdb_notice()
     }
 
     /// The static evaluation of `pos`, side to move's view.
@@ -607,53 +662,6 @@ impl Engine {
         h.wait();
         rx.into_iter().collect()
     }
-}
-
-/// The exact mini-checkers table if it is built. Otherwise the first call starts
-/// building it on a background thread (once per process; README gives its
-/// cost), unless the environment variable `KINGME_MINI_TABLE` is `off`.
-#[must_use]
-pub fn mini_table() -> Option<&'static MiniTablebase> {
-    if let Some(t) = MiniTablebase::try_global() {
-        return Some(t);
-    }
-    if mini_table_allowed() {
-        MiniTablebase::prepare_in_background();
-    }
-    None
-}
-
-/// Whether the mini table may be built (`KINGME_MINI_TABLE` is not `off`).
-fn mini_table_allowed() -> bool {
-    std::env::var_os("KINGME_MINI_TABLE").is_none_or(|v| v != "off")
-}
-
-/// On the search thread, before a timed search at level max in mini-checkers:
-/// waits for the table being built, for at most half the move's time (taken
-/// off the move's time) or until the search is stopped, so that the first
-/// moves are perfect too when the table is ready in time.
-fn wait_for_mini_table(sl: &mut search::SearchLimits, control: &Control) {
-    let Some(hard) = sl.hard_time else {
-        return;
-    };
-    let start = Instant::now();
-    let budget = hard / 2;
-    while !control.stop.load(Ordering::Relaxed) && start.elapsed() < budget {
-        if let Some(t) = MiniTablebase::try_global() {
-            sl.mini_table = Some(t);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let waited = start.elapsed();
-    sl.hard_time = Some(hard.saturating_sub(waited));
-    sl.soft_time = sl.soft_time.map(|s| s.saturating_sub(waited));
-}
-
-/// Builds the exact mini-checkers table now (blocking) so that searches at level
-/// `max` play mini-checkers perfectly from the first move.
-pub fn prepare_mini_table() -> &'static MiniTablebase {
-    MiniTablebase::global()
 }
 
 /// The hashes of the game's positions that can still repeat, for the search.

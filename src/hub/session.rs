@@ -117,7 +117,7 @@ impl HubSession {
             "ping" => out.push("pong".into()),
             "set-param" => self.set_param(&line, out),
             // the table is shared with a running search: clear it only when idle
-            "new-game" if !self.search.is_busy() => self.engine.new_game(),
+            "new-game" if !self.search.is_busy() => self.engine.new_game(self.variant),
             "pos" => self.pos(&line, out),
             "level" => self.set_level(&line, out),
             "go" => self.go(&line, out),

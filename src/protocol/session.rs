@@ -9,7 +9,7 @@ use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
 use crate::engine::{
-    self, Engine, EngineOption, Event, Level, Limits, Phase, Score, SearchSlot, SlotToken, Stopped,
+    self, Engine, EngineOption, Event, Limits, Phase, Score, SearchSlot, SlotToken, Stopped,
 };
 use crate::files::FileAccess;
 use crate::perft::PerftInterrupted;
@@ -621,13 +621,7 @@ impl Session {
     fn new_game(&mut self, variant: Variant) {
         self.game = Game::new(variant);
         if let Some(e) = &mut self.engine {
-            e.new_game();
-            // start building the solved table now, so that it is ready (or
-            // nearly) when the first search wants it
-            if variant == Variant::Mini && e.options().mini_table && e.options().level == Level::Max
-            {
-                let _ = engine::mini_table();
-            }
+            e.new_game(variant);
         }
     }
 
@@ -685,15 +679,8 @@ impl Session {
             return;
         }
         let pos = *self.game.position();
-        if pos.variant() == Variant::English
-            && pos.occupied().count() <= crate::engine::MAX_EGDB_PIECES as u32
-        {
-            // where a database would count, say once whether there is one
-            let engine = self.engine();
-            let _ = engine.tablebase();
-            if let Some(n) = engine.take_egdb_notice() {
-                out.push(Response::InfoString(n));
-            }
+        if let Some(n) = self.engine().notice_before_search(&pos) {
+            out.push(Response::InfoString(n));
         }
         let ms = Duration::from_millis;
         let limits = Limits {
@@ -764,43 +751,17 @@ impl Session {
     }
 
     /// The exact value of each of `moves` for the player making it, where
-    /// known: the solved mini-checkers table (once built, with MiniTable on),
-    /// or the English endgame databases (a database win is `win 501`: certain,
-    /// one ply away, of unknown length, as the search reports it).
+    /// the engine knows it, in the order of `moves`.
     fn exact_values(&mut self, moves: &[Move]) -> Vec<(Move, Score)> {
-        let pos = *self.game.position();
         if moves.is_empty() {
             return Vec::new();
         }
-        match pos.variant() {
-            Variant::Mini => {
-                if !self.engine().options().mini_table {
-                    return Vec::new();
-                }
-                let Some(tb) = engine::mini_table() else {
-                    return Vec::new();
-                };
-                let values = tb.move_values(&pos);
-                moves
-                    .iter()
-                    .filter_map(|m| {
-                        let (_, v) = values.iter().find(|(vm, _)| vm == m)?;
-                        Some((*m, Score::from(*v)))
-                    })
-                    .collect()
-            }
-            Variant::English => {
-                let engine = self.engine();
-                moves
-                    .iter()
-                    .filter_map(|&m| {
-                        // the child's value is the opponent's
-                        let v = engine.database_value(&pos.after(m))?;
-                        Some((m, -Score::from(v)))
-                    })
-                    .collect()
-            }
-        }
+        let pos = *self.game.position();
+        let values = self.engine().move_values(&pos);
+        moves
+            .iter()
+            .filter_map(|m| values.iter().find(|(vm, _)| vm == m).copied())
+            .collect()
     }
 
     fn play(&mut self, text: &str, out: &mut Vec<Response>) {

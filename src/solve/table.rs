@@ -66,12 +66,16 @@ impl MiniTablebase {
     pub fn prepare_in_background() {
         static STARTED: AtomicBool = AtomicBool::new(false);
         if GLOBAL.get().is_none() && !STARTED.swap(true, AtomicOrdering::Relaxed) {
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name("mini-tablebase".into())
                 .spawn(|| {
                     let _ = MiniTablebase::global();
-                })
-                .expect("spawn the tablebase thread");
+                });
+            if let Err(e) = spawned {
+                // a later call tries again; searches play without it meanwhile
+                tracing::warn!(error = %e, "no thread to build the mini-checkers table");
+                STARTED.store(false, AtomicOrdering::Relaxed);
+            }
         }
     }
 

@@ -53,6 +53,9 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if std::env::var_os(kingme::engine::MINI_TABLE_ENV).is_some_and(|v| v == "off") {
+        kingme::engine::allow_mini_table(false);
+    }
     kingme::server::init_logging("warn");
     let mut config = WebConfig {
         engine: args.engine,
