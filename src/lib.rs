@@ -20,10 +20,12 @@
 //!   retrograde analysis (`kingme egdb build`), probed through a `Tablebase`.
 //! - [`search`]: iterative deepening over an alpha-beta node search, with move
 //!   ordering, time management, statistics and the transposition table; it
-//!   reports through callbacks and never prints.
-//! - [`engine`]: `Engine` (levels, typed options, the table) starts a search on
-//!   its own thread with `go`, returns a `SearchHandle`, and sends `Event`s
-//!   (`Info`, `Trace`, exactly one `BestMove`). `SearchSlot` is one front
+//!   reports through callbacks and never prints. `Score` is its value as
+//!   users see it (text, order, exact values).
+//! - [`engine`]: `Engine` (levels, typed options declared once in its option
+//!   table, the table, exact move values) starts a search (or a perft) on its
+//!   own thread, returns a `SearchHandle`, and sends `Event`s (`Info`,
+//!   `Trace`, exactly one `BestMove` or `Perft`). `SearchSlot` is one front
 //!   end's search (idle, queued, searching, answered), the same for the
 //!   kingme session, Hub and DXP.
 //! - [`bench`]: fixed positions to fixed depths; the node total is the search
@@ -39,7 +41,6 @@
 //!   English position and move conventions.
 //! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`) on the shared
 //!   listener, in pydraughts' English dialect.
-//!
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data; [`train`] fits
@@ -56,19 +57,22 @@ pub mod solve;
 
 pub mod egdb;
 
-pub mod engine;
 pub mod search;
 
-pub mod bench;
+pub mod engine;
 
-pub mod datagen;
-pub mod openings;
-pub mod train;
+pub mod bench;
 
 pub mod protocol;
 pub mod server;
 
-pub mod dxp;
 pub mod hub;
+
+pub mod dxp;
+
+pub mod openings;
+
+pub mod datagen;
+pub mod train;
 
 pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};
