@@ -1,6 +1,6 @@
 //! The engine's options as typed values: every option of an engine, one
-//! option to change, and the errors of changing one. Their names and text
-//! values are the protocol's (`crate::protocol::options`).
+//! option to change, and the errors of changing one. Their names, ranges and
+//! text are declared in [`super::option_table`].
 
 use super::Level;
 use crate::eval::Evaluator;
