@@ -42,8 +42,8 @@ pub use session::{format_score, HubSession};
 
 use crate::engine::Event;
 
-/// Longest input line in bytes (a `pos` with a long game fits easily).
-pub const MAX_LINE: usize = 64 * 1024;
+/// Longest input line in bytes: the one limit of every kingme front end.
+pub const MAX_LINE: usize = crate::server::MAX_LINE;
 
 /// What the session loop consumes: input lines and search events.
 #[derive(Debug)]

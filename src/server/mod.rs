@@ -24,8 +24,18 @@ pub use tcp::{serve, ServerConfig};
 
 use std::net::SocketAddr;
 
-/// Default longest line in bytes (a long `position ... moves` fits easily).
+/// Default longest line in bytes (a long `position ... moves` fits easily),
+/// for every front end: kingme's transports, Hub, the web bridge and the
+/// referee's reader.
 pub const MAX_LINE: usize = 16 * 1024;
+
+/// Whether `addr` is `HOST:PORT` with a host and a port number: how clients
+/// (the referee's and the web board's `tcp:HOST:PORT`) name a kingme server.
+#[must_use]
+pub fn is_host_port(addr: &str) -> bool {
+    addr.rsplit_once(':')
+        .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok())
+}
 
 /// Sends `tracing` logs to stderr, filtered by `RUST_LOG` (else `default`).
 /// Never writes to stdout, which belongs to the protocol.

@@ -20,8 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// Longest engine line kept; the rest of a longer line is dropped.
-const MAX_LINE: usize = 64 * 1024;
+/// Longest engine line kept (the engine's own line limit); the rest of a
+/// longer line is dropped.
+const MAX_LINE: usize = kingme::server::MAX_LINE;
 /// Lines buffered between the reader thread and the referee.
 const CHANNEL_LINES: usize = 256;
 /// Last lines of a program's stderr kept for a crash report.
@@ -58,8 +59,7 @@ impl FromStr for EngineSpec {
     fn from_str(s: &str) -> Result<EngineSpec, ParseEngineSpecError> {
         let bad = || ParseEngineSpecError(s.to_string());
         if let Some(addr) = s.strip_prefix("tcp:") {
-            let (host, port) = addr.rsplit_once(':').ok_or_else(bad)?;
-            if host.is_empty() || port.parse::<u16>().is_err() {
+            if !kingme::server::is_host_port(addr) {
                 return Err(bad());
             }
             return Ok(EngineSpec::Tcp {

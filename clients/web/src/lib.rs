@@ -64,11 +64,7 @@ impl FromStr for EngineSpec {
         match s {
             "inprocess" | "in-process" | "local" => Ok(EngineSpec::InProcess),
             _ => match s.strip_prefix("tcp:") {
-                Some(addr)
-                    if addr
-                        .rsplit_once(':')
-                        .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok()) =>
-                {
+                Some(addr) if kingme::server::is_host_port(addr) => {
                     Ok(EngineSpec::Tcp(addr.to_string()))
                 }
                 _ => Err(ParseEngineSpecError(s.to_string())),
