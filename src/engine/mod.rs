@@ -279,6 +279,48 @@ impl SearchReport for Reporter<'_> {
     }
 }
 
+/// One search, as its thread runs it.
+struct SearchJob {
+    pos: Position,
+    hist: History,
+    sl: search::SearchLimits,
+    wait_for_table: bool,
+    tt: Arc<TranspositionTable>,
+    control: Arc<Control>,
+    fault: Option<Fault>,
+}
+
+impl SearchJob {
+    /// Searches and answers through `guard`: the iterations' infos, the last
+    /// line with the whole search's statistics, then the best move (the
+    /// guard answers if this panics).
+    fn run(mut self, guard: &AnswerGuard) {
+        if self.wait_for_table {
+            wait_for_mini_table(&mut self.sl, &self.control);
+        }
+        let mut rep = Reporter {
+            answer: &guard.0,
+            panic_in_search: self.fault == Some(Fault::PanicInSearch),
+        };
+        let res = search::search(
+            &self.pos,
+            &self.hist,
+            &self.sl,
+            &self.tt,
+            &self.control,
+            &mut rep,
+        );
+        let mut answer = answer::lock(&guard.0);
+        if let Some(last) = &res.last {
+            answer.send(Event::Info(Info::new(last, &res.stats, res.time)));
+        }
+        answer.send(Event::BestMove {
+            mv: res.best,
+            ponder: res.ponder,
+        });
+    }
+}
+
 /// Failures the unit tests inject into the next search of an engine, to check
 /// that every search still answers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -531,54 +573,29 @@ impl Engine {
     ) -> SearchHandle {
         let pos = *game.position();
         let answer = Answer::new(on_event, pos.legal_moves().first().copied());
-        let hist = history_of(game);
-        let mut sl = self.options.search_limits(&limits, &pos);
-        let wait_for_table = sl.mini_table.is_none()
-            && self.options.plays_from_mini_table(&pos)
-            && mini_table_allowed();
-        if pos.variant() == crate::board::Variant::English {
-            if let Some(tb) = self.tablebase() {
-                sl.egdb_pieces = self.options.egdb_pieces.min(tb.max_pieces());
-                sl.egdb = Some(tb);
-            }
-        }
+        let (sl, wait_for_table) = self.limits_for(&limits, &pos);
         let control = Arc::new(Control::default());
-        if limits.infinite || limits.ponder {
-            control.hold.store(true, Ordering::SeqCst);
-        }
-        let tt = self.table();
-        tt.new_search();
-        let fault = self.take_fault();
-        let c2 = Arc::clone(&control);
-        let guard = AnswerGuard(Arc::clone(&answer));
-        let search = move || {
-            let guard = guard;
-            let mut sl = sl;
-            if wait_for_table {
-                wait_for_mini_table(&mut sl, &c2);
-            }
-            let mut rep = Reporter {
-                answer: &guard.0,
-                panic_in_search: fault == Some(Fault::PanicInSearch),
-            };
-            let res = search::search(&pos, &hist, &sl, &tt, &c2, &mut rep);
-            let mut answer = answer::lock(&guard.0);
-            if let Some(last) = &res.last {
-                // the last line with the whole search's statistics
-                answer.send(Event::Info(Info::new(last, &res.stats, res.time)));
-            }
-            answer.send(Event::BestMove {
-                mv: res.best,
-                ponder: res.ponder,
-            });
+        control
+            .hold
+            .store(limits.infinite || limits.ponder, Ordering::SeqCst);
+        let job = SearchJob {
+            pos,
+            hist: history_of(game),
+            sl,
+            wait_for_table,
+            tt: self.table(),
+            control: Arc::clone(&control),
+            fault: self.take_fault(),
         };
-        let thread = if fault == Some(Fault::NoThread) {
-            drop(search);
+        job.tt.new_search();
+        let no_thread = job.fault == Some(Fault::NoThread);
+        let guard = AnswerGuard(Arc::clone(&answer));
+        let thread = if no_thread {
             Err(std::io::Error::other("no thread (injected fault)"))
         } else {
             std::thread::Builder::new()
                 .name("kingme-search".into())
-                .spawn(search)
+                .spawn(move || job.run(&guard))
         };
         let thread = match thread {
             Ok(t) => Some(t),
@@ -593,6 +610,22 @@ impl Engine {
             start: Instant::now(),
             thread,
         }
+    }
+
+    /// The search limits of a `go` of `pos` (the level's, the databases'),
+    /// and whether the search should first wait for the mini table's build.
+    fn limits_for(&mut self, limits: &Limits, pos: &Position) -> (search::SearchLimits, bool) {
+        let mut sl = self.options.search_limits(limits, pos);
+        let wait_for_table = sl.mini_table.is_none()
+            && self.options.plays_from_mini_table(pos)
+            && mini_table_allowed();
+        if pos.variant() == crate::board::Variant::English {
+            if let Some(tb) = self.tablebase() {
+                sl.egdb_pieces = self.options.egdb_pieces.min(tb.max_pieces());
+                sl.egdb = Some(tb);
+            }
+        }
+        (sl, wait_for_table)
     }
 
     /// Counts the leaves `depth` plies below `pos` (every capture path counted)
