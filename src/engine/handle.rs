@@ -21,6 +21,12 @@ impl SearchHandle {
         self.control.stop.store(true, Ordering::SeqCst);
     }
 
+    /// When the search started.
+    #[must_use]
+    pub fn started(&self) -> Instant {
+        self.start
+    }
+
     /// Whether the search is held (`infinite`, or `ponder` before
     /// `ponderhit`): it ends only when stopped.
     #[must_use]

@@ -163,12 +163,17 @@ enum Egdb {
 /// entry lives while some engine holds its set.
 static OPEN_TABLEBASES: Mutex<Vec<(PathBuf, Weak<Tablebase>)>> = Mutex::new(Vec::new());
 
-/// The open set for `dir`, if any (dropping the entries no engine holds).
-fn cached_tablebase(dir: &Path) -> Option<Arc<Tablebase>> {
+/// The cache's entries, those no engine holds any more dropped.
+fn live_tablebases() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Weak<Tablebase>)>> {
     let mut open = OPEN_TABLEBASES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     open.retain(|(_, tb)| tb.strong_count() > 0);
+    open
+}
+
+/// The open set for the canonical `dir` in `open`, if any.
+fn find_tablebase(open: &[(PathBuf, Weak<Tablebase>)], dir: &Path) -> Option<Arc<Tablebase>> {
     open.iter()
         .find(|(d, _)| d == dir)
         .and_then(|(_, tb)| tb.upgrade())
@@ -178,11 +183,7 @@ fn cached_tablebase(dir: &Path) -> Option<Arc<Tablebase>> {
 /// one directory, however its path was spelled).
 #[must_use]
 pub fn open_tablebases() -> usize {
-    let mut open = OPEN_TABLEBASES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    open.retain(|(_, tb)| tb.strong_count() > 0);
-    open.len()
+    live_tablebases().len()
 }
 
 /// The databases in `dir`, shared by every engine of the process that uses
@@ -191,21 +192,15 @@ pub fn open_tablebases() -> usize {
 /// the cache's lock.
 fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
     let dir = dir.canonicalize().map_err(|e| e.to_string())?;
-    if let Some(tb) = cached_tablebase(&dir) {
+    if let Some(tb) = find_tablebase(&live_tablebases(), &dir) {
         return Ok(tb);
     }
     let mut tb = Tablebase::new();
     tb.add_directory(&dir).map_err(|e| e.to_string())?;
     let tb = Arc::new(tb);
     {
-        let mut open = OPEN_TABLEBASES
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(other) = open
-            .iter()
-            .find(|(d, _)| *d == dir)
-            .and_then(|(_, tb)| tb.upgrade())
-        {
+        let mut open = live_tablebases();
+        if let Some(other) = find_tablebase(&open, &dir) {
             // another engine opened it meanwhile: share that one
             return Ok(other);
         }

@@ -97,6 +97,15 @@ impl<T> SearchSlot<T> {
         matches!(self.phase(), Phase::Queued | Phase::Searching)
     }
 
+    /// When the running search started (`None` when none runs).
+    #[must_use]
+    pub fn started(&self) -> Option<std::time::Instant> {
+        match &self.state {
+            State::Searching { handle, .. } => Some(handle.started()),
+            _ => None,
+        }
+    }
+
     /// Whether the running search ends only when stopped (`infinite`, or a
     /// ponder not yet hit).
     #[must_use]

@@ -17,6 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
+mod setoption;
+
 /// How the greeting of a server with a token ends.
 pub const AUTH_REQUEST: &str = "; send auth <token> first";
 
@@ -132,8 +134,6 @@ pub struct Session {
     reply: bool,
     authed: bool,
     search: SearchSlot<Purpose>,
-    /// When the running search started (for the server's limit on its length).
-    search_started: Option<Instant>,
     /// The running search was stopped for reaching that limit.
     overtime: bool,
     /// `readyok`s to send once the running perft has answered.
@@ -157,7 +157,6 @@ impl Session {
                 reply: false,
                 authed,
                 search: SearchSlot::new(),
-                search_started: None,
                 overtime: false,
                 ready_owed: 0,
                 hash_reservation: None,
@@ -194,7 +193,7 @@ impl Session {
         if self.overtime || self.search.phase() != Phase::Searching {
             return None;
         }
-        Some(self.search_started? + max)
+        Some(self.search.started()? + max)
     }
 
     /// The running search reached [`Session::search_deadline`]: says so and
@@ -420,204 +419,6 @@ impl Session {
         }
     }
 
-    fn engine(&mut self) -> &mut Engine {
-        if self.engine.is_none() {
-            let e = self.new_engine();
-            self.engine = Some(e);
-        }
-        self.engine.as_mut().expect("made above")
-    }
-
-    /// A new engine with the operator's defaults and this session's share
-    /// of the hash budget (the smallest table, outside the budget, when the
-    /// budget is spent: the connection limit bounds those).
-    fn new_engine(&mut self) -> Engine {
-        let mut e = Engine::new();
-        for o in &self.config.defaults {
-            if let Err(err) = e.set(o.clone()) {
-                tracing::warn!(error = %err, "a server default option was not taken");
-            }
-        }
-        let mut hash = self.config.default_hash_mib.unwrap_or(e.hash_mib());
-        if let Some(b) = &self.config.hash_budget {
-            match b.reserve(hash) {
-                Ok(r) => self.hash_reservation = Some(r),
-                Err(_) => hash = 1,
-            }
-        }
-        if hash != e.hash_mib() {
-            if let Err(err) = e.set(EngineOption::Hash(hash)) {
-                tracing::warn!(error = %err, "default Hash not taken");
-            }
-        }
-        e
-    }
-
-    /// `setoption name Hash`: within the session's cap (checked by the
-    /// caller) and the server's budget.
-    fn set_hash(&mut self, name: &str, value: &str, out: &mut Vec<Response>) {
-        let mib = match options::parse_option(name, value) {
-            Ok(EngineOption::Hash(mib)) => mib,
-            Ok(_) => unreachable!("the Hash option parses to Hash"),
-            Err(e) => {
-                out.push(Response::Error(format!("setoption: {e}")));
-                return;
-            }
-        };
-        let _ = self.engine();
-        let before = self.hash_reservation.as_ref().map(Reservation::mib);
-        if let Some(b) = self.config.hash_budget.clone() {
-            let resized = match &mut self.hash_reservation {
-                Some(r) => r.resize(mib),
-                None => b.reserve(mib).map(|r| self.hash_reservation = Some(r)),
-            };
-            if let Err(e) = resized {
-                out.push(Response::Error(format!("setoption: {e}")));
-                return;
-            }
-        }
-        if let Err(e) = self.engine().set(EngineOption::Hash(mib)) {
-            out.push(Response::Error(format!("setoption: {e}")));
-            match before {
-                Some(old) => {
-                    if let Some(r) = &mut self.hash_reservation {
-                        let _ = r.resize(old);
-                    }
-                }
-                None => self.hash_reservation = None,
-            }
-        }
-    }
-
-    fn option_specs(&self) -> Vec<OptionSpec> {
-        let mut specs = vec![OptionSpec {
-            name: "Variant".into(),
-            hub: None,
-            kind: OptionKind::Combo {
-                default: Variant::English.name().into(),
-                values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
-            },
-        }];
-        for mut s in engine_option_specs() {
-            if let OptionKind::Spin { default, max, .. } = &mut s.kind {
-                if s.name == "Hash" {
-                    *max = (*max).min(self.config.max_hash_mib as i64);
-                    if let Some(d) = self.config.default_hash_mib {
-                        *default = d as i64;
-                    }
-                    *default = (*default).min(*max);
-                } else if s.name == "Threads" {
-                    *max = (*max).min(self.config.max_threads as i64);
-                }
-            }
-            specs.push(s);
-        }
-        specs.push(OptionSpec {
-            name: "Reply".into(),
-            hub: None,
-            kind: OptionKind::Check { default: false },
-        });
-        specs
-    }
-
-    fn hello(&mut self, uci: bool, out: &mut Vec<Response>) {
-        let ids = [
-            ("name", "kingme".to_string()),
-            ("version", env!("CARGO_PKG_VERSION").to_string()),
-            ("author", "the kingme developers".to_string()),
-            ("protocol", PROTOCOL_VERSION.to_string()),
-        ];
-        for (key, value) in ids {
-            out.push(Response::Id {
-                key: key.into(),
-                value,
-            });
-        }
-        for s in self.option_specs() {
-            out.push(Response::Option {
-                name: s.name,
-                kind: s.kind,
-            });
-        }
-        out.push(Response::HelloOk { uci });
-    }
-
-    fn set_option(&mut self, name: &str, value: Option<&str>, out: &mut Vec<Response>) {
-        let Some(value) = value else {
-            out.push(Response::Error(format!(
-                "setoption: option {name} needs a value (setoption name {name} value <V>)"
-            )));
-            return;
-        };
-        // UCI's spelling of an empty string value.
-        let value = if value == "<empty>" { "" } else { value };
-        let lower = name.to_ascii_lowercase();
-        let capped = |max: usize, what: &str| -> Option<String> {
-            match value.trim().parse::<u64>() {
-                Ok(v) if v > max as u64 => Some(format!(
-                    "setoption: {what} is capped at {max} in this session"
-                )),
-                _ => None,
-            }
-        };
-        match lower.as_str() {
-            "variant" => match value.parse::<Variant>() {
-                Ok(v) => {
-                    if v != self.game.variant() {
-                        self.new_game(v);
-                    }
-                }
-                Err(e) => out.push(Response::Error(format!("setoption: {e}"))),
-            },
-            "reply" => match parse_bool(value) {
-                Some(b) => self.reply = b,
-                None => out.push(Response::Error(format!(
-                    "setoption: bad value '{value}' for option Reply: expected true or false"
-                ))),
-            },
-            "hash" | "threads" => {
-                let (max, what) = if lower == "hash" {
-                    (self.config.max_hash_mib, "Hash (MiB)")
-                } else {
-                    (self.config.max_threads, "Threads")
-                };
-                if let Some(e) = capped(max, what) {
-                    out.push(Response::Error(e));
-                } else if lower == "hash" {
-                    self.set_hash(name, value, out);
-                } else if let Err(e) = options::set_option(self.engine(), name, value) {
-                    out.push(Response::Error(format!("setoption: {e}")));
-                }
-            }
-            _ => {
-                let specs = self.option_specs();
-                if !specs.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
-                    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-                    out.push(Response::Error(format!(
-                        "setoption: unknown option '{name}' (options: {})",
-                        names.join(", ")
-                    )));
-                } else if options::names_server_file(name, value) {
-                    match self.config.files.resolve(value.trim()) {
-                        Err(e) => out.push(Response::Error(format!("setoption: {name}: {e}"))),
-                        Ok(path) => {
-                            let path = path.to_string_lossy();
-                            if let Err(e) = options::set_option(self.engine(), name, &path) {
-                                out.push(Response::Error(format!("setoption: {e}")));
-                            } else if let Some(n) = self.engine().take_egdb_notice() {
-                                out.push(Response::InfoString(n));
-                            }
-                        }
-                    }
-                } else if let Err(e) = options::set_option(self.engine(), name, value) {
-                    out.push(Response::Error(format!("setoption: {e}")));
-                } else if let Some(n) = self.engine().take_egdb_notice() {
-                    out.push(Response::InfoString(n));
-                }
-            }
-        }
-    }
-
     fn new_game(&mut self, variant: Variant) {
         self.game = Game::new(variant);
         if let Some(e) = &mut self.engine {
@@ -788,6 +589,9 @@ impl Session {
     }
 
     fn start_search(&mut self, limits: Limits, purpose: Purpose, out: &mut Vec<Response>) {
+        // made now, on the caller's blocking thread: a queued search starts
+        // later from the transport's async loop, which must not read files
+        let _ = self.engine();
         let slot = match &self.config.search_slots {
             None => None,
             Some(sem) => match Arc::clone(sem).try_acquire_owned() {
@@ -831,7 +635,6 @@ impl Session {
                 .perft(game.position(), depth, budget, on_event),
             _ => self.engine().go(&game, limits.clone(), on_event),
         };
-        self.search_started = Some(Instant::now());
         self.overtime = false;
         self.search
             .start(handle, purpose, slot.map(|p| Box::new(p) as SlotToken));
