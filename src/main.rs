@@ -61,6 +61,9 @@ enum Command {
     /// English endgame databases: build, probe, verify, stats, plan.
     #[command(subcommand)]
     Egdb(cli::egdb::EgdbCommand),
+    /// English opening books: build, probe, stats, verify.
+    #[command(subcommand)]
+    Book(cli::book::BookCommand),
     /// Play self-play games of English and write their positions as training data
     /// for `kingme train` (format: src/datagen/record.rs).
     Datagen(DatagenArgs),
@@ -114,6 +117,7 @@ fn main() -> ExitCode {
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => cli::dxp::run_dxp(&a),
         Some(Command::Egdb(c)) => cli::egdb::run(c),
+        Some(Command::Book(c)) => cli::book::run(c),
         Some(Command::Datagen(a)) => cli::datagen::run_datagen(&a),
         Some(Command::Train(a)) => cli::train::run_train(&a),
         None => cli::serve::run_server(&cli.serve),

@@ -25,7 +25,7 @@ fn best_of(events: &[Event]) -> (Option<Move>, Option<Score>, u64) {
                 best = *mv;
                 bestmoves += 1;
             }
-            Event::Trace(_) => {}
+            Event::Trace(_) | Event::Book { .. } => {}
             Event::Perft { .. } => panic!("a perft answer to a search"),
         }
     }

@@ -3,6 +3,7 @@
 //! prints.
 
 pub(crate) mod bench;
+pub(crate) mod book;
 pub(crate) mod datagen;
 pub(crate) mod dxp;
 pub(crate) mod egdb;

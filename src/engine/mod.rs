@@ -20,6 +20,7 @@ mod limits;
 mod mini;
 pub mod option_table;
 mod options;
+mod own_book;
 mod slot;
 
 pub use handle::SearchHandle;
@@ -28,8 +29,8 @@ pub use limits::Limits;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
 use mini::{mini_table_allowed, wait_for_mini_table};
 pub use options::{
-    EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
-    MAX_MULTIPV, MAX_THREADS,
+    EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_EGDB_PIECES,
+    MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 
@@ -40,6 +41,7 @@ use crate::search::tt::{TableAllocError, TranspositionTable};
 use crate::search::{self, Control, History, Iteration, SearchReport, Stats};
 pub use crate::search::{Score, TraceNode};
 use answer::{Answer, AnswerGuard, SharedAnswer};
+use own_book::BookState;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
@@ -102,6 +104,25 @@ impl Info {
         }
     }
 
+    /// The line of a book move: its book value and depth, no search.
+    #[must_use]
+    pub fn of_book_move(mv: Move, score: Score, depth: u32) -> Info {
+        Info {
+            depth,
+            seldepth: depth,
+            multipv: None,
+            score,
+            nodes: 0,
+            prunes_max: 0,
+            prunes_min: 0,
+            tt_hits: 0,
+            egdb_probes: 0,
+            nps: 0,
+            time: Duration::ZERO,
+            pv: vec![mv],
+        }
+    }
+
     fn from_iteration(it: &Iteration) -> Info {
         Info::new(it, &it.stats, it.time)
     }
@@ -123,6 +144,16 @@ pub enum Event {
         mv: Option<Move>,
         /// The expected reply.
         ponder: Option<Move>,
+    },
+    /// The move comes from the opening book: sent instead of any `Info`,
+    /// just before its `BestMove`.
+    Book {
+        /// The book move.
+        mv: Move,
+        /// Its value in the book, for the player making it.
+        score: Score,
+        /// Plies below the move its value comes from.
+        depth: u32,
     },
     /// The answer of [`Engine::perft`]: exactly one per count.
     Perft {
@@ -147,6 +178,8 @@ pub struct Engine {
     egdb: Egdb,
     /// A line about the databases for the user, said once.
     egdb_notice: Option<String>,
+    /// The opening book.
+    book: BookState,
 }
 
 /// Where an engine stands with its endgame databases.
@@ -340,6 +373,7 @@ impl Engine {
             fault: None,
             egdb: Egdb::Unopened,
             egdb_notice: None,
+            book: BookState::Unopened,
         }
     }
 
@@ -390,9 +424,13 @@ impl Engine {
     pub fn set(&mut self, option: EngineOption) -> Result<(), EngineError> {
         let mut options = self.options.clone();
         let egdb_path = matches!(option, EngineOption::EgdbPath(_));
+        let option_copy = option.clone();
         options.apply(option);
         if options.hash_mib != self.options.hash_mib {
             self.tt = Some(Arc::new(self.allocate_table(options.hash_mib)?));
+        }
+        if let EngineOption::BookFile(path) = &option_copy {
+            self.book = BookState::Open(own_book::open_book(path)?);
         }
         if egdb_path {
             if options.egdb_path.is_empty() {
@@ -568,6 +606,23 @@ impl Engine {
     ) -> SearchHandle {
         let pos = *game.position();
         let answer = Answer::new(on_event, pos.legal_moves().first().copied());
+        if let Some(bm) = self.book_answer(&pos, &limits) {
+            let mut a = answer::lock(&answer);
+            a.send(Event::Book {
+                mv: bm.mv,
+                score: bm.score,
+                depth: bm.depth,
+            });
+            a.send(Event::BestMove {
+                mv: Some(bm.mv),
+                ponder: None,
+            });
+            return SearchHandle {
+                control: Arc::new(Control::default()),
+                start: Instant::now(),
+                thread: None,
+            };
+        }
         let (sl, wait_for_table) = self.limits_for(&limits, &pos);
         let control = Arc::new(Control::default());
         control

@@ -4,8 +4,8 @@
 //! [`EngineOption`].
 
 use super::{
-    Engine, EngineError, EngineOption, EngineOptions, Level, DEFAULT_HASH_MIB, MAX_EGDB_PIECES,
-    MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
+    Engine, EngineError, EngineOption, EngineOptions, Level, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY,
+    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 use crate::eval::{EnglishWeights, Evaluator, LearnedWeights};
 use std::sync::Arc;
@@ -101,6 +101,9 @@ impl EngineOptions {
             "egdbpath" => self.egdb_path.clone(),
             "egdbpieces" => self.egdb_pieces.to_string(),
             "multipv" => self.multipv.to_string(),
+            "ownbook" => self.own_book.to_string(),
+            "bookfile" => self.book_file.clone(),
+            "bookvariety" => self.book_variety.to_string(),
             _ => return None,
         })
     }
@@ -185,6 +188,27 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 max: MAX_MULTIPV,
             },
         },
+        OptionSpec {
+            name: "OwnBook".into(),
+            hub: Some("book"),
+            kind: OptionKind::Check { default: true },
+        },
+        OptionSpec {
+            name: "BookFile".into(),
+            hub: Some("book-file"),
+            kind: OptionKind::Text {
+                default: String::new(),
+            },
+        },
+        OptionSpec {
+            name: "BookVariety".into(),
+            hub: Some("book-variety"),
+            kind: OptionKind::Spin {
+                default: 0,
+                min: 0,
+                max: MAX_BOOK_VARIETY,
+            },
+        },
     ]
 }
 
@@ -231,6 +255,9 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
         "egdbpath" => EngineOption::EgdbPath(value.trim().to_string()),
         "egdbpieces" => EngineOption::EgdbPieces(spin(0, MAX_EGDB_PIECES)? as u32),
         "multipv" => EngineOption::MultiPv(spin(1, MAX_MULTIPV)? as usize),
+        "ownbook" => EngineOption::OwnBook(check()?),
+        "bookfile" => EngineOption::BookFile(value.trim().to_string()),
+        "bookvariety" => EngineOption::BookVariety(spin(0, MAX_BOOK_VARIETY)? as u32),
         _ => return Err(OptionError::UnknownOption(name.to_string())),
     })
 }
@@ -241,7 +268,7 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
 pub fn names_server_file(name: &str, value: &str) -> bool {
     match name.to_ascii_lowercase().as_str() {
         "evalfile" => !matches!(value.trim(), "" | "builtin" | "hand"),
-        "egdbpath" => !value.trim().is_empty(),
+        "egdbpath" | "bookfile" => !value.trim().is_empty(),
         _ => false,
     }
 }
@@ -257,6 +284,11 @@ pub fn set_option(engine: &mut Engine, name: &str, value: &str) -> Result<(), Op
             name: name.to_string(),
             value: value.to_string(),
             expected: format!("a directory of endgame database files ({reason})"),
+        }),
+        Err(EngineError::NoBook { reason, .. }) => Err(OptionError::BadValue {
+            name: name.to_string(),
+            value: value.to_string(),
+            expected: format!("a kingme book file, or empty for the shipped book ({reason})"),
         }),
         Err(e) => Err(e.into()),
     }

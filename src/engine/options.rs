@@ -22,6 +22,14 @@ pub enum EngineError {
         /// Why it can't be used.
         reason: String,
     },
+    /// The book file can't be used; the engine keeps its old book.
+    #[error("no opening book in {file}: {reason}")]
+    NoBook {
+        /// The file given.
+        file: String,
+        /// Why it can't be used.
+        reason: String,
+    },
 }
 
 /// One option of an engine, with its new value.
@@ -46,7 +54,17 @@ pub enum EngineOption {
     EgdbPieces(u32),
     /// Root moves reported per iteration, best first (1 to [`MAX_MULTIPV`]).
     MultiPv(usize),
+    /// Play from the opening book.
+    OwnBook(bool),
+    /// The book file (empty: the shipped book).
+    BookFile(String),
+    /// Centi-men below the best book move that a book move may still be
+    /// chosen at (0: always the best; 0 to [`MAX_BOOK_VARIETY`]).
+    BookVariety(u32),
 }
+
+/// Largest `BookVariety`.
+pub const MAX_BOOK_VARIETY: i64 = 100;
 
 /// Largest transposition table, in MiB.
 pub const MAX_HASH_MIB: i64 = 4096;
@@ -81,6 +99,12 @@ pub struct EngineOptions {
     pub egdb_pieces: u32,
     /// Root moves reported per iteration, best first (1: the best move only).
     pub multipv: usize,
+    /// Play from the opening book.
+    pub own_book: bool,
+    /// The book file (empty: the shipped book).
+    pub book_file: String,
+    /// Centi-men below the best that a book move may be chosen at.
+    pub book_variety: u32,
 }
 
 /// Largest `EGDBPieces`: the most pieces `kingme egdb build` builds.
@@ -98,6 +122,9 @@ impl Default for EngineOptions {
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
             multipv: 1,
+            own_book: true,
+            book_file: String::new(),
+            book_variety: 0,
         }
     }
 }
@@ -115,6 +142,9 @@ impl EngineOptions {
             EngineOption::EgdbPath(p) => self.egdb_path = p,
             EngineOption::EgdbPieces(n) => self.egdb_pieces = n,
             EngineOption::MultiPv(n) => self.multipv = n,
+            EngineOption::OwnBook(b) => self.own_book = b,
+            EngineOption::BookFile(p) => self.book_file = p,
+            EngineOption::BookVariety(v) => self.book_variety = v,
         }
     }
 }

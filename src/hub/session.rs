@@ -290,7 +290,7 @@ impl HubSession {
                 Event::BestMove { .. } => {
                     let _ = tx.send(Input::Search(ev));
                 }
-                Event::Info(_) => match tx.try_send(Input::Search(ev)) {
+                Event::Info(_) | Event::Book { .. } => match tx.try_send(Input::Search(ev)) {
                     Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
                 },
                 Event::Trace(_) | Event::Perft { .. } => {}
@@ -306,6 +306,9 @@ impl HubSession {
         };
         match ev {
             Event::Info(info) => out.push(info_line(&pos, &info)),
+            Event::Book { mv, score, depth } => {
+                out.push(info_line(&pos, &Info::of_book_move(mv, score, depth)));
+            }
             Event::BestMove { mv, ponder } => {
                 let mut line = match mv.filter(|&m| pos.is_legal(m)) {
                     Some(m) => {

@@ -365,6 +365,14 @@ impl Session {
                 }
                 out.push(Response::Info(i));
             }
+            Event::Book { mv, score, depth } => {
+                if let Some(Purpose::Hint(hint)) = self.search.context_mut() {
+                    *hint = Some(score);
+                }
+                out.push(Response::InfoString(format!(
+                    "book {mv} score {score} depth {depth}"
+                )));
+            }
             Event::Trace(t) => out.push(Response::Trace(t)),
             Event::BestMove { mv, ponder } => {
                 if let Some(purpose) = self.search.answer() {

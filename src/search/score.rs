@@ -36,6 +36,18 @@ impl Score {
         }
     }
 
+    /// The internal score this stands for (the inverse of
+    /// [`Score::from_internal`]; an exact draw is 0).
+    #[must_use]
+    pub fn internal(self) -> i32 {
+        match self {
+            Score::Eval(cp) => cp,
+            Score::Win(n) => WIN - n as i32,
+            Score::Loss(n) => -(WIN - n as i32),
+            Score::Draw => 0,
+        }
+    }
+
     /// The plies an endgame database win or loss is reported at: certain, of
     /// unknown length, beyond any searched one.
     pub const DATABASE_PLIES: u32 = DB_WIN_PLIES as u32 + 1;

@@ -1,0 +1,486 @@
+//! Building a book by drop-out expansion (Lincke 2000): every position of
+//! the book is searched to a fixed depth with all its moves valued
+//! (MultiPV); values are backed up through the book by negamax; the next
+//! positions searched are the ones reached by the moves of least
+//! *priority*, the plies from a root times the drop-out weight plus the
+//! centi-men each move on the way gives up against the best move there.
+//! So the main lines grow deep and a move that loses a little is still
+//! looked at near the roots.
+//!
+//! The book written so far is the build's whole state: a build resumes from
+//! its output file, which is rewritten atomically at intervals.
+
+use super::file::{self, BookError, BookParams, RawEntry, RawMove, FLAG_IN_BOOK};
+use crate::board::{Move, Position};
+use crate::eval::Evaluator;
+use crate::search::tt::TranspositionTable;
+use crate::search::WIN_BOUND;
+use crate::search::{self, Control, History, Iteration, SearchLimits, SearchReport, TraceNode};
+use std::collections::{BinaryHeap, HashMap};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Why a build stopped without a book.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The output file exists but can't be continued.
+    #[error(transparent)]
+    Book(#[from] BookError),
+    /// The output file was built with other parameters.
+    #[error("{path} was built with --depth {depth} --dropout {dropout} --seed {seed}; continue it with those, or write a new file")]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// Its depth.
+        depth: u32,
+        /// Its drop-out weight.
+        dropout: u32,
+        /// Its seed.
+        seed: u64,
+    },
+    /// The book can't be written.
+    #[error("{path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// No transposition table for a worker.
+    #[error(transparent)]
+    NoMemory(#[from] crate::search::tt::TableAllocError),
+}
+
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// The positions the book starts from.
+    pub roots: Vec<Position>,
+    /// Search depth of each position's moves.
+    pub depth: u32,
+    /// Centi-men one ply of depth is worth in a move's priority.
+    pub dropout: u32,
+    /// Breaks ties between equally urgent positions.
+    pub seed: u64,
+    /// Positions searched at once (each on one thread).
+    pub threads: usize,
+    /// Stop once the book holds this many positions.
+    pub positions: Option<usize>,
+    /// Stop starting searches after this long.
+    pub time: Option<Duration>,
+    /// Write the book at least this often.
+    pub save_every: Duration,
+    /// Transposition table of each thread, MiB.
+    pub hash_mib: usize,
+    /// The evaluation the searches use.
+    pub eval: Evaluator,
+    /// Endgame databases the searches probe.
+    pub egdb: Option<std::sync::Arc<crate::egdb::Tablebase>>,
+}
+
+impl BuildOptions {
+    fn params(&self) -> BookParams {
+        BookParams {
+            depth: self.depth,
+            dropout: self.dropout,
+            seed: self.seed,
+        }
+    }
+}
+
+/// Where a build stands, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildProgress {
+    /// Positions in the book.
+    pub positions: usize,
+    /// Positions added by this run.
+    pub added: usize,
+    /// Plies from its root of the last position searched.
+    pub plies: u32,
+    /// Since this run started.
+    pub elapsed: Duration,
+    /// Whether the book was just written.
+    pub saved: bool,
+}
+
+/// What a build did.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildReport {
+    /// Positions in the book written.
+    pub positions: usize,
+    /// Positions read from the file it continued.
+    pub resumed: usize,
+    /// Positions this run added.
+    pub added: usize,
+    /// Whether no position was left to expand.
+    pub complete: bool,
+    /// Since this run started.
+    pub elapsed: Duration,
+}
+
+/// A move of a book position as the build holds it.
+#[derive(Clone, Copy, Debug)]
+struct Leaf {
+    mv: Move,
+    child: Position,
+    /// The search's value for the player making the move.
+    value: i32,
+    /// Its search depth.
+    depth: u32,
+}
+
+/// The book being built.
+#[derive(Default)]
+struct Tree {
+    nodes: HashMap<Position, Vec<Leaf>>,
+}
+
+/// Values (for the side to move) and depths of the book's positions.
+type Values = HashMap<Position, (i32, u32)>;
+
+impl Tree {
+    fn from_entries(entries: Vec<RawEntry>) -> Tree {
+        let mut nodes = HashMap::with_capacity(entries.len());
+        for e in entries {
+            let legal = e.pos.legal_moves();
+            let leaves = e
+                .moves
+                .iter()
+                .filter_map(|r| {
+                    let mv = r.find_in(&legal)?;
+                    Some(Leaf {
+                        mv,
+                        child: e.pos.after(mv),
+                        value: i32::from(r.value),
+                        depth: u32::from(r.depth),
+                    })
+                })
+                .collect();
+            nodes.insert(e.pos, leaves);
+        }
+        Tree { nodes }
+    }
+
+    /// Every position's backed-up value and its depth.
+    fn values(&self) -> Values {
+        let mut memo = Values::with_capacity(self.nodes.len());
+        let mut open = std::collections::HashSet::new();
+        for pos in self.nodes.keys() {
+            self.value_of(pos, &mut memo, &mut open);
+        }
+        memo
+    }
+
+    fn value_of(
+        &self,
+        pos: &Position,
+        memo: &mut Values,
+        open: &mut std::collections::HashSet<Position>,
+    ) -> Option<(i32, u32)> {
+        if let Some(&v) = memo.get(pos) {
+            return Some(v);
+        }
+        let leaves = self.nodes.get(pos)?;
+        if !open.insert(*pos) {
+            // a cycle (kings): the stored values stand
+            return None;
+        }
+        let mut best: Option<(i32, u32)> = None;
+        for l in leaves {
+            let v = match self.value_of(&l.child, memo, open) {
+                Some((v, d)) => (-v, d + 1),
+                None => (l.value, l.depth),
+            };
+            if best.is_none_or(|b| v.0 > b.0) {
+                best = Some(v);
+            }
+        }
+        open.remove(pos);
+        let v = best.unwrap_or((0, 0));
+        memo.insert(*pos, v);
+        Some(v)
+    }
+
+    /// The value of `l` for its mover, backed up from the book where its
+    /// position is there.
+    fn move_value(values: &Values, l: &Leaf) -> (i32, u32) {
+        match values.get(&l.child) {
+            Some(&(v, d)) => (-v, d + 1),
+            None => (l.value, l.depth),
+        }
+    }
+
+    /// The positions to search next: the `n` least urgent-to-skip ones
+    /// outside the book, with their plies from a root.
+    fn frontier(&self, roots: &[Position], params: &BookParams, n: usize) -> Vec<(Position, u32)> {
+        let values = self.values();
+        let mut best: HashMap<Position, (i64, u32)> = HashMap::new();
+        let mut heap = BinaryHeap::new();
+        let mut frontier: HashMap<Position, (i64, u32)> = HashMap::new();
+        // the heap holds indices into `seen` (positions have no order)
+        let mut seen: Vec<Position> = Vec::new();
+        for r in roots {
+            if self.nodes.contains_key(r) {
+                heap.push(std::cmp::Reverse((0i64, 0u32, seen.len())));
+                seen.push(*r);
+                best.insert(*r, (0, 0));
+            } else if !r.legal_moves().is_empty() {
+                frontier.insert(*r, (0, 0));
+            }
+        }
+        while let Some(std::cmp::Reverse((prio, plies, at))) = heap.pop() {
+            let pos = seen[at];
+            if best.get(&pos).is_some_and(|&(p, _)| p < prio) {
+                continue;
+            }
+            let leaves = &self.nodes[&pos];
+            let Some(top) = leaves.iter().map(|l| Tree::move_value(&values, l).0).max() else {
+                continue;
+            };
+            for l in leaves {
+                let (v, _) = Tree::move_value(&values, l);
+                let drop = i64::from(top - v).clamp(0, 100_000);
+                let p = prio + i64::from(params.dropout) + drop;
+                if self.nodes.contains_key(&l.child) {
+                    if best.get(&l.child).is_none_or(|&(q, _)| p < q) {
+                        best.insert(l.child, (p, plies + 1));
+                        heap.push(std::cmp::Reverse((p, plies + 1, seen.len())));
+                        seen.push(l.child);
+                    }
+                } else if v.abs() < WIN_BOUND
+                    && !l.child.legal_moves().is_empty()
+                    && frontier.get(&l.child).is_none_or(|&(q, _)| p < q)
+                {
+                    frontier.insert(l.child, (p, plies + 1));
+                }
+            }
+        }
+        let mut list: Vec<(i64, u64, Position, u32)> = frontier
+            .into_iter()
+            .map(|(pos, (p, plies))| (p, tie_break(pos.hash(), params.seed), pos, plies))
+            .collect();
+        list.sort_unstable_by_key(|&(p, t, pos, _)| (p, t, file::sort_key(&pos)));
+        list.into_iter()
+            .take(n)
+            .map(|(_, _, pos, plies)| (pos, plies))
+            .collect()
+    }
+
+    /// The book's entries, each move with its backed-up value.
+    fn entries(&self) -> Vec<RawEntry> {
+        let values = self.values();
+        self.nodes
+            .iter()
+            .map(|(pos, leaves)| RawEntry {
+                pos: *pos,
+                moves: leaves
+                    .iter()
+                    .map(|l| {
+                        let (v, d) = Tree::move_value(&values, l);
+                        RawMove {
+                            from: l.mv.from().index(),
+                            to: l.mv.to().index(),
+                            depth: d.min(255) as u8,
+                            flags: if self.nodes.contains_key(&l.child) {
+                                FLAG_IN_BOOK
+                            } else {
+                                0
+                            },
+                            value: v.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16,
+                            captured: l.mv.captured().0,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// Positions searched between two choices of the next ones: a few per
+/// thread, so that no thread waits long for the slowest, and the same for
+/// any number of threads up to 8, so that those builds give the same book.
+fn batch_size(threads: usize) -> usize {
+    (threads * 2).max(16)
+}
+
+fn tie_break(hash: u64, seed: u64) -> u64 {
+    crate::openings::SplitMix64(hash ^ seed).next_u64()
+}
+
+/// Collects the lines of each depth of a MultiPV search.
+#[derive(Default)]
+struct Lines {
+    by_depth: Vec<(u32, Vec<(Move, i32)>)>,
+}
+
+impl SearchReport for Lines {
+    fn iteration(&mut self, it: &Iteration) {
+        let Some(&mv) = it.pv.first() else { return };
+        if self.by_depth.last().is_none_or(|(d, _)| *d != it.depth) {
+            self.by_depth.push((it.depth, Vec::new()));
+        }
+        if let Some((_, lines)) = self.by_depth.last_mut() {
+            lines.push((mv, it.score.internal()));
+        }
+    }
+    fn trace(&mut self, _: TraceNode) {}
+}
+
+/// Every legal move of `pos` valued by a search of `depth` plies (the
+/// deepest iteration that valued them all).
+fn search_moves(pos: &Position, opts: &BuildOptions, tt: &TranspositionTable) -> Vec<Leaf> {
+    let legal = pos.legal_moves();
+    let limits = SearchLimits {
+        depth: Some(opts.depth),
+        threads: 1,
+        multipv: legal.len(),
+        eval: opts.eval.clone(),
+        egdb_pieces: opts.egdb.as_ref().map_or(0, |t| t.max_pieces()),
+        egdb: opts.egdb.clone(),
+        ..SearchLimits::default()
+    };
+    tt.clear();
+    tt.new_search();
+    let mut lines = Lines::default();
+    let hist = History {
+        hashes: Vec::new(),
+        quiet: 0,
+    };
+    let res = search::search(pos, &hist, &limits, tt, &Control::default(), &mut lines);
+    let full = lines
+        .by_depth
+        .iter()
+        .rev()
+        .find(|(_, l)| l.len() == legal.len());
+    match full {
+        Some((d, l)) => l
+            .iter()
+            .map(|&(mv, value)| Leaf {
+                mv,
+                child: pos.after(mv),
+                value,
+                depth: *d,
+            })
+            .collect(),
+        // one move only (no MultiPV line per move), or a database answer
+        None => res
+            .best
+            .zip(res.last)
+            .map(|(mv, last)| Leaf {
+                mv,
+                child: pos.after(mv),
+                value: last.score.internal(),
+                depth: last.depth,
+            })
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Builds (or continues) the book at `out`: reads it if it exists, expands
+/// it until a budget ends or nothing is left, writes it atomically every
+/// `save_every` and at the end. `stop` ends the build early (the book so far
+/// is written).
+pub fn build(
+    out: &Path,
+    opts: &BuildOptions,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&BuildProgress),
+) -> Result<BuildReport, BuildError> {
+    let start = Instant::now();
+    let params = opts.params();
+    let path = out.display().to_string();
+    let mut tree = if out.exists() {
+        let bytes = std::fs::read(out).map_err(|source| BookError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let view = file::View::new(&bytes, &path)?;
+        if view.params != params {
+            return Err(BuildError::Mismatch {
+                path,
+                depth: view.params.depth,
+                dropout: view.params.dropout,
+                seed: view.params.seed,
+            });
+        }
+        Tree::from_entries(view.entries())
+    } else {
+        Tree::default()
+    };
+    let resumed = tree.nodes.len();
+    let save = |tree: &Tree| {
+        file::write_atomically(out, &file::encode(&params, &tree.entries())).map_err(|source| {
+            BuildError::Write {
+                path: path.clone(),
+                source,
+            }
+        })
+    };
+    let threads = opts.threads.max(1);
+    let tables = (0..threads)
+        .map(|_| TranspositionTable::try_new(opts.hash_mib))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut last_save = Instant::now();
+    let mut complete = false;
+    let mut plies = 0;
+    loop {
+        let room = opts
+            .positions
+            .map_or(usize::MAX, |n| n.saturating_sub(tree.nodes.len()));
+        if room == 0
+            || stop.load(Ordering::Relaxed)
+            || opts.time.is_some_and(|t| start.elapsed() >= t)
+        {
+            break;
+        }
+        let batch = tree.frontier(&opts.roots, &params, batch_size(threads).min(room));
+        if batch.is_empty() {
+            complete = true;
+            break;
+        }
+        let results: Mutex<Vec<Option<Vec<Leaf>>>> = Mutex::new(vec![None; batch.len()]);
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for tt in &tables {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((pos, _)) = batch.get(i) else { break };
+                    let leaves = search_moves(pos, opts, tt);
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(leaves);
+                });
+            }
+        });
+        let results = results
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for ((pos, p), leaves) in batch.iter().zip(results) {
+            tree.nodes.insert(*pos, leaves.unwrap_or_default());
+            plies = *p;
+        }
+        let saved = last_save.elapsed() >= opts.save_every;
+        if saved {
+            save(&tree)?;
+            last_save = Instant::now();
+        }
+        progress(&BuildProgress {
+            positions: tree.nodes.len(),
+            added: tree.nodes.len() - resumed,
+            plies,
+            elapsed: start.elapsed(),
+            saved,
+        });
+    }
+    save(&tree)?;
+    Ok(BuildReport {
+        positions: tree.nodes.len(),
+        resumed,
+        added: tree.nodes.len() - resumed,
+        complete,
+        elapsed: start.elapsed(),
+    })
+}

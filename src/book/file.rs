@@ -1,0 +1,454 @@
+//! The book file: its bytes, written and checked.
+//!
+//! All integers little-endian.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `KMBOOK\r\n` |
+//! | 8 | 4 | format version ([`VERSION`]) |
+//! | 12 | 4 | variant: 0 = English |
+//! | 16 | 4 | entry (position) count |
+//! | 20 | 4 | move count |
+//! | 24 | 4 | search depth of the leaves |
+//! | 28 | 4 | drop-out weight: centi-men a ply of depth is worth |
+//! | 32 | 8 | seed of the build |
+//! | 40 | 8 | checksum: 64-bit FNV-1a of everything after the header |
+//! | 48 | 16 | zero |
+//!
+//! Then the entries, [`ENTRY_BYTES`] each, sorted by (key, black, white,
+//! kings, turn): the position's Zobrist key (u64), its black pieces, white
+//! pieces and kings (u32 bitboards each), the index of its first move (u32),
+//! the side to move (u8: 0 Black, 1 White), its move count (u8), two zero
+//! bytes. A position's moves follow each other, in entry order.
+//!
+//! Then the moves, [`MOVE_BYTES`] each: from and to squares (u8 each, 0-31),
+//! the depth of the value (u8: plies searched below the move, book plies
+//! included), flags (u8: bit 0, the position the move reaches is in the
+//! book), the value (i16: the search's internal score for the player making
+//! the move; above 29,000 a win, below -29,000 a loss), two zero bytes, the
+//! squares captured (u32 bitboard).
+//!
+//! A file whose size, checksum, order or fields disagree with this is
+//! refused as a whole, never read as wrong moves.
+
+use crate::board::{Bitboard, Color, Move, Position, Variant};
+use std::path::Path;
+
+/// The file's first bytes.
+pub const MAGIC: &[u8; 8] = b"KMBOOK\r\n";
+/// The format version this code reads and writes.
+pub const VERSION: u32 = 1;
+/// Header size in bytes.
+pub const HEADER_BYTES: usize = 64;
+/// Bytes of one entry.
+pub const ENTRY_BYTES: usize = 28;
+/// Bytes of one move.
+pub const MOVE_BYTES: usize = 12;
+/// Flag of a move whose resulting position is in the book.
+pub const FLAG_IN_BOOK: u8 = 1;
+
+/// Why a book file can't be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The file can't be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The bytes are not a kingme book of this version.
+    #[error("{path}: not a kingme book ({reason})")]
+    Format {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The data does not match the header's checksum.
+    #[error("{path}: corrupted: checksum {found:016x}, header says {expected:016x}")]
+    Checksum {
+        /// The file.
+        path: String,
+        /// The checksum of the data.
+        found: u64,
+        /// The checksum in the header.
+        expected: u64,
+    },
+}
+
+/// The build parameters a book records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BookParams {
+    /// Search depth of the leaves.
+    pub depth: u32,
+    /// Centi-men one ply of depth is worth when choosing what to expand.
+    pub dropout: u32,
+    /// Seed of the build (breaks ties between equally urgent positions).
+    pub seed: u64,
+}
+
+/// One stored move, as in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawMove {
+    /// Start square (0-31).
+    pub from: u8,
+    /// Final square (0-31).
+    pub to: u8,
+    /// Plies below the move that its value comes from.
+    pub depth: u8,
+    /// [`FLAG_IN_BOOK`] or 0.
+    pub flags: u8,
+    /// The search's internal score for the player making the move.
+    pub value: i16,
+    /// Squares captured.
+    pub captured: u32,
+}
+
+impl RawMove {
+    /// The move of `legal` this stands for (up to the capture path).
+    #[must_use]
+    pub fn find_in(&self, legal: &[Move]) -> Option<Move> {
+        legal.iter().copied().find(|m| {
+            m.from().index() == self.from
+                && m.to().index() == self.to
+                && m.captured().0 == self.captured
+        })
+    }
+}
+
+/// One stored position and its moves, as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawEntry {
+    /// The position.
+    pub pos: Position,
+    /// Its moves.
+    pub moves: Vec<RawMove>,
+}
+
+/// The sort key of a position in the file.
+#[must_use]
+pub fn sort_key(pos: &Position) -> (u64, u32, u32, u32, u8) {
+    (
+        pos.hash(),
+        pos.pieces(Color::Black).0,
+        pos.pieces(Color::White).0,
+        pos.kings().0,
+        turn_byte(pos.turn()),
+    )
+}
+
+fn turn_byte(c: Color) -> u8 {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+/// 64-bit FNV-1a.
+#[must_use]
+pub fn checksum(data: &[u8]) -> u64 {
+    crate::egdb::file::checksum(data)
+}
+
+/// The bytes of a book of `entries` (any order; sorted here).
+#[must_use]
+pub fn encode(params: &BookParams, entries: &[RawEntry]) -> Vec<u8> {
+    let mut order: Vec<&RawEntry> = entries.iter().collect();
+    order.sort_by_key(|e| sort_key(&e.pos));
+    let n_moves: usize = entries.iter().map(|e| e.moves.len()).sum();
+    let mut body = Vec::with_capacity(entries.len() * ENTRY_BYTES + n_moves * MOVE_BYTES);
+    let mut first = 0u32;
+    for e in &order {
+        let (key, black, white, kings, turn) = sort_key(&e.pos);
+        body.extend_from_slice(&key.to_le_bytes());
+        body.extend_from_slice(&black.to_le_bytes());
+        body.extend_from_slice(&white.to_le_bytes());
+        body.extend_from_slice(&kings.to_le_bytes());
+        body.extend_from_slice(&first.to_le_bytes());
+        body.push(turn);
+        body.push(e.moves.len() as u8);
+        body.extend_from_slice(&[0, 0]);
+        first += e.moves.len() as u32;
+    }
+    for e in &order {
+        for m in &e.moves {
+            body.extend_from_slice(&[m.from, m.to, m.depth, m.flags]);
+            body.extend_from_slice(&m.value.to_le_bytes());
+            body.extend_from_slice(&[0, 0]);
+            body.extend_from_slice(&m.captured.to_le_bytes());
+        }
+    }
+    let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(n_moves as u32).to_le_bytes());
+    out.extend_from_slice(&params.depth.to_le_bytes());
+    out.extend_from_slice(&params.dropout.to_le_bytes());
+    out.extend_from_slice(&params.seed.to_le_bytes());
+    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.resize(HEADER_BYTES, 0);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file beside it,
+/// synced, then renamed over it.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(|| "book".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// A checked view of a book's bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    /// Build parameters.
+    pub params: BookParams,
+    entries: &'a [u8],
+    moves: &'a [u8],
+    len: usize,
+}
+
+impl<'a> View<'a> {
+    /// Checks `bytes` as a whole (header, size, checksum, order, fields);
+    /// `path` names the file in errors.
+    pub fn new(bytes: &'a [u8], path: &str) -> Result<View<'a>, BookError> {
+        let bad = |reason: String| BookError::Format {
+            path: path.to_string(),
+            reason,
+        };
+        if bytes.len() < HEADER_BYTES {
+            return Err(bad(format!(
+                "{} bytes, shorter than the header",
+                bytes.len()
+            )));
+        }
+        if &bytes[0..8] != MAGIC {
+            return Err(bad("wrong magic".into()));
+        }
+        let version = u32_at(bytes, 8);
+        if version != VERSION {
+            return Err(bad(format!(
+                "format version {version}, this kingme reads version {VERSION}"
+            )));
+        }
+        if u32_at(bytes, 12) != 0 {
+            return Err(bad(format!(
+                "variant {}, expected English (0)",
+                u32_at(bytes, 12)
+            )));
+        }
+        let len = u32_at(bytes, 16) as usize;
+        let n_moves = u32_at(bytes, 20) as usize;
+        let want = HEADER_BYTES + len * ENTRY_BYTES + n_moves * MOVE_BYTES;
+        if bytes.len() != want {
+            return Err(bad(format!(
+                "{} bytes, the header's counts ({len} positions, {n_moves} moves) need {want}",
+                bytes.len()
+            )));
+        }
+        if bytes[48..HEADER_BYTES].iter().any(|&b| b != 0) {
+            return Err(bad("reserved header bytes are not zero".into()));
+        }
+        let expected = u64_at(bytes, 40);
+        let found = checksum(&bytes[HEADER_BYTES..]);
+        if found != expected {
+            return Err(BookError::Checksum {
+                path: path.to_string(),
+                found,
+                expected,
+            });
+        }
+        let split = HEADER_BYTES + len * ENTRY_BYTES;
+        let view = View {
+            params: BookParams {
+                depth: u32_at(bytes, 24),
+                dropout: u32_at(bytes, 28),
+                seed: u64_at(bytes, 32),
+            },
+            entries: &bytes[HEADER_BYTES..split],
+            moves: &bytes[split..],
+            len,
+        };
+        view.check_fields(n_moves).map_err(bad)?;
+        Ok(view)
+    }
+
+    /// A view of bytes that [`View::new`] accepted before.
+    pub(super) fn trusted(bytes: &'a [u8], params: BookParams, len: usize) -> View<'a> {
+        let split = HEADER_BYTES + len * ENTRY_BYTES;
+        View {
+            params,
+            entries: &bytes[HEADER_BYTES..split],
+            moves: &bytes[split..],
+            len,
+        }
+    }
+
+    /// Entries in order, moves contiguous, positions well-formed, keys right.
+    fn check_fields(&self, n_moves: usize) -> Result<(), String> {
+        let mut next_move = 0usize;
+        let mut prev = None;
+        for i in 0..self.len {
+            let e = &self.entries[i * ENTRY_BYTES..(i + 1) * ENTRY_BYTES];
+            let first = u32_at(e, 20) as usize;
+            let count = e[25] as usize;
+            if first != next_move || e[26] != 0 || e[27] != 0 {
+                return Err(format!("entry {i}: its moves are not where they belong"));
+            }
+            next_move += count;
+            let pos = self
+                .position(i)
+                .ok_or_else(|| format!("entry {i}: not a position"))?;
+            let key = sort_key(&pos);
+            if key.0 != u64_at(e, 0) {
+                return Err(format!("entry {i}: key does not match its position"));
+            }
+            if prev.is_some_and(|p| p >= key) {
+                return Err(format!("entry {i}: out of order"));
+            }
+            prev = Some(key);
+        }
+        if next_move != n_moves {
+            return Err(format!(
+                "the entries hold {next_move} moves, the header says {n_moves}"
+            ));
+        }
+        for j in 0..n_moves {
+            let m = self.raw_move(j);
+            if m.from > 31 || m.to > 31 || m.flags & !FLAG_IN_BOOK != 0 {
+                return Err(format!("move {j}: bad squares or flags"));
+            }
+            let z = &self.moves[j * MOVE_BYTES + 6..j * MOVE_BYTES + 8];
+            if z != [0, 0] {
+                return Err(format!("move {j}: reserved bytes are not zero"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Positions in the book.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the book holds no position.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn entry(&self, i: usize) -> &'a [u8] {
+        &self.entries[i * ENTRY_BYTES..(i + 1) * ENTRY_BYTES]
+    }
+
+    /// The position of entry `i`, if its fields make one.
+    #[must_use]
+    pub fn position(&self, i: usize) -> Option<Position> {
+        let e = self.entry(i);
+        let (black, white, kings) = (u32_at(e, 8), u32_at(e, 12), u32_at(e, 16));
+        let turn = match e[24] {
+            0 => Color::Black,
+            1 => Color::White,
+            _ => return None,
+        };
+        let pos = Position::from_parts(
+            Variant::English,
+            Bitboard(black),
+            Bitboard(white),
+            Bitboard(kings),
+            turn,
+        );
+        pos.validate().ok().map(|()| pos)
+    }
+
+    fn raw_move(&self, j: usize) -> RawMove {
+        let m = &self.moves[j * MOVE_BYTES..(j + 1) * MOVE_BYTES];
+        RawMove {
+            from: m[0],
+            to: m[1],
+            depth: m[2],
+            flags: m[3],
+            value: i16::from_le_bytes([m[4], m[5]]),
+            captured: u32_at(m, 8),
+        }
+    }
+
+    /// The moves of entry `i`.
+    #[must_use]
+    pub fn moves(&self, i: usize) -> Vec<RawMove> {
+        let e = self.entry(i);
+        let first = u32_at(e, 20) as usize;
+        (first..first + e[25] as usize)
+            .map(|j| self.raw_move(j))
+            .collect()
+    }
+
+    /// The entry of `pos`, by binary search.
+    #[must_use]
+    pub fn find(&self, pos: &Position) -> Option<usize> {
+        if pos.variant() != Variant::English {
+            return None;
+        }
+        let want = sort_key(pos);
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let e = self.entry(mid);
+            let key = (
+                u64_at(e, 0),
+                u32_at(e, 8),
+                u32_at(e, 12),
+                u32_at(e, 16),
+                e[24],
+            );
+            match key.cmp(&want) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Every entry, decoded.
+    #[must_use]
+    pub fn entries(&self) -> Vec<RawEntry> {
+        (0..self.len)
+            .filter_map(|i| {
+                Some(RawEntry {
+                    pos: self.position(i)?,
+                    moves: self.moves(i),
+                })
+            })
+            .collect()
+    }
+}

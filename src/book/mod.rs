@@ -1,0 +1,35 @@
+//! English opening books: built by kingme's own search (`kingme book
+//! build`), stored in a checked file, played from by the engine.
+//!
+//! - [`file`]: the file format (header, sorted entries, moves, checksum),
+//!   written atomically and checked as a whole when read.
+//! - [`build`]: drop-out expansion from the start and the 3-move ballots,
+//!   restartable from its own output.
+//! - [`probe`]: an open book (the shipped one or a memory-mapped file), the
+//!   moves it knows in a position and the choice among them.
+//! - [`stats`]: counts by depth and by ballot, and the check of every entry.
+
+pub mod build;
+pub mod file;
+mod probe;
+pub mod stats;
+
+pub use build::{build, BuildError, BuildOptions, BuildProgress, BuildReport};
+pub use file::{BookError, BookParams};
+pub use probe::{choose, Book, BookMove};
+
+use crate::board::{Position, Variant};
+
+/// The positions a book grows from: the English start and the end of each
+/// ACF 3-move ballot, in deck order.
+#[must_use]
+pub fn roots() -> Vec<Position> {
+    let mut roots = vec![Position::startpos(Variant::English)];
+    roots.extend(
+        crate::openings::acf_deck()
+            .expect("the shipped ballots are checked by the tests")
+            .into_iter()
+            .map(|o| o.position),
+    );
+    roots
+}

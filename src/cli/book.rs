@@ -1,0 +1,262 @@
+//! `kingme book ...`: build, probe, count and verify opening books.
+
+use super::{evaluator_of, progress_bar};
+use clap::{Args, Subcommand};
+use kingme::board::{Position, Variant};
+use kingme::book::{self, stats, Book, BuildOptions};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Subcommand, Debug)]
+pub enum BookCommand {
+    /// Build (or continue) a book by drop-out expansion from the start and
+    /// every 3-move ballot; restartable: a build continues its --out file.
+    Build(BuildArgs),
+    /// Print the book's moves of each position (FEN arguments, or stdin lines)
+    /// with their values and depths.
+    Probe(ProbeArgs),
+    /// Count the book's positions by plies from the roots and by ballot.
+    Stats(BookArg),
+    /// Check every entry: legal moves, all of them, in-book flags and values.
+    Verify(BookArg),
+}
+
+#[derive(Args, Debug)]
+pub struct BookArg {
+    /// The book file [default: the shipped book].
+    #[arg(long, value_name = "FILE")]
+    book: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// The book to write; when it exists, the build continues it (with the
+    /// same --depth, --dropout and --seed).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Stop when the book holds this many positions.
+    #[arg(long, value_name = "N")]
+    positions: Option<usize>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    time: Option<u64>,
+    /// Search depth of every position's moves.
+    #[arg(long, default_value_t = 16)]
+    depth: u32,
+    /// Centi-men one ply of depth is worth when choosing the next position:
+    /// lower grows the main lines deeper, higher looks at more side moves.
+    #[arg(long, default_value_t = 20)]
+    dropout: u32,
+    /// Breaks ties between equally urgent positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Positions searched at once, one thread each [default: all cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Transposition table per thread, MiB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Write the book at least this often, seconds.
+    #[arg(long, default_value_t = 60)]
+    save_every: u64,
+    /// The evaluation the searches use: builtin, hand, or a weights file.
+    #[arg(long, default_value = "builtin", value_name = "EVAL")]
+    eval: String,
+    /// Probe the endgame databases in this directory.
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    book: BookArg,
+    /// Positions (PDN FEN) or `startpos`; with none, one per line from stdin.
+    fens: Vec<String>,
+}
+
+pub(crate) fn run(c: BookCommand) -> Result<(), String> {
+    match c {
+        BookCommand::Build(a) => run_build(&a),
+        BookCommand::Probe(a) => run_probe(&a),
+        BookCommand::Stats(a) => run_stats(&a),
+        BookCommand::Verify(a) => run_verify(&a),
+    }
+}
+
+fn open(arg: &BookArg) -> Result<Arc<Book>, String> {
+    match &arg.book {
+        Some(p) => Book::open(p).map(Arc::new).map_err(|e| e.to_string()),
+        None => Book::shipped().map_err(|e| e.to_string()),
+    }
+}
+
+fn run_build(a: &BuildArgs) -> Result<(), String> {
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let egdb = match &a.egdb {
+        Some(dir) => {
+            let mut tb = kingme::egdb::Tablebase::new();
+            tb.add_directory(dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            tb.preload(tb.max_pieces());
+            Some(Arc::new(tb))
+        }
+        None => None,
+    };
+    let opts = BuildOptions {
+        roots: book::roots(),
+        depth: a.depth.clamp(1, 64),
+        dropout: a.dropout,
+        seed: a.seed,
+        threads,
+        positions: a.positions,
+        time: a.time.map(Duration::from_secs),
+        save_every: Duration::from_secs(a.save_every.max(1)),
+        hash_mib: a.hash.clamp(1, 4096),
+        eval: evaluator_of(&a.eval)?,
+        egdb,
+    };
+    let bar = if let Some(n) = a.positions {
+        progress_bar(
+            n as u64,
+            a.quiet,
+            "{elapsed_precise} [{bar:30}] {pos}/{len} positions, {msg} (eta {eta})",
+        )
+    } else {
+        let len = a.time.unwrap_or(0);
+        progress_bar(
+            len,
+            a.quiet,
+            "{elapsed_precise} [{bar:30}] {msg} (eta {eta})",
+        )
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let report = book::build(&a.out, &opts, &stop, &mut |p| {
+        if a.positions.is_some() {
+            bar.set_position(p.positions as u64);
+        } else {
+            bar.set_position(p.elapsed.as_secs());
+        }
+        let rate = p.added as f64 / p.elapsed.as_secs_f64().max(1e-3) * 3600.0;
+        bar.set_message(format!(
+            "{} positions (+{} this run, {rate:.0}/h), last at ply {}{}",
+            p.positions,
+            p.added,
+            p.plies,
+            if p.saved { ", saved" } else { "" }
+        ));
+    })
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    println!(
+        "book {} positions {} (resumed {}, added {}) depth {} dropout {} seed {} time {:.1}s{}",
+        a.out.display(),
+        report.positions,
+        report.resumed,
+        report.added,
+        opts.depth,
+        opts.dropout,
+        opts.seed,
+        report.elapsed.as_secs_f64(),
+        if report.complete {
+            " (nothing left to expand)"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
+fn read_fens(fens: &[String]) -> Vec<String> {
+    if fens.is_empty() {
+        use std::io::BufRead;
+        std::io::stdin()
+            .lock()
+            .lines()
+            .map_while(Result::ok)
+            .filter(|l| !l.trim().is_empty())
+            .collect()
+    } else {
+        fens.to_vec()
+    }
+}
+
+fn run_probe(a: &ProbeArgs) -> Result<(), String> {
+    let book = open(&a.book)?;
+    for text in read_fens(&a.fens) {
+        let text = text.trim();
+        let pos = if text == "startpos" {
+            Position::startpos(Variant::English)
+        } else {
+            Position::from_fen(Variant::English, text).map_err(|e| format!("{text}: {e}"))?
+        };
+        match book.probe(&pos) {
+            None => println!("{text}: not in the book"),
+            Some(moves) => {
+                let list: Vec<String> = moves
+                    .iter()
+                    .map(|m| {
+                        format!(
+                            "{} {} depth {}{}",
+                            m.mv,
+                            m.score,
+                            m.depth,
+                            if m.in_book { " book" } else { "" }
+                        )
+                    })
+                    .collect();
+                println!("{text}: {}", list.join(", "));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_stats(a: &BookArg) -> Result<(), String> {
+    let book = open(a)?;
+    let view = book.view();
+    let roots = book::roots();
+    let p = view.params;
+    println!(
+        "{}: {} positions, depth {}, dropout {}, seed {}",
+        book.name(),
+        view.len(),
+        p.depth,
+        p.dropout,
+        p.seed
+    );
+    let (plies, unreached) = stats::by_plies(&view, &roots);
+    for (d, n) in plies.iter().enumerate() {
+        println!("plies {d:>2}: {n}");
+    }
+    if unreached > 0 {
+        println!("not reached from a root: {unreached}");
+    }
+    let deck = kingme::openings::acf_deck().map_err(|e| e.to_string())?;
+    let per = stats::by_root(&view, &roots);
+    println!("start: {}", per[0]);
+    for (o, n) in deck.iter().zip(&per[1..]) {
+        println!("{}: {n}", o.name);
+    }
+    Ok(())
+}
+
+fn run_verify(a: &BookArg) -> Result<(), String> {
+    let book = open(a)?;
+    let v = stats::verify(&book.view()).map_err(|e| format!("{}: {e}", book.name()))?;
+    println!(
+        "{}: ok, {} positions, {} moves ({} into the book), every move legal",
+        book.name(),
+        v.positions,
+        v.moves,
+        v.in_book
+    );
+    Ok(())
+}

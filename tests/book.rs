@@ -1,0 +1,410 @@
+//! Opening books: a tiny book built in seconds round-trips through its file,
+//! every stored move is legal, builds are reproducible and resumable, a
+//! corrupt, truncated or wrong-version file is refused with its name, and the
+//! engine answers from the book only where it should (and plays on without a
+//! book it could not open).
+
+use kingme::board::{Game, Position, Variant};
+use kingme::book::{self, file, stats, Book, BuildOptions};
+use kingme::engine::{Engine, EngineOption, Event, Limits};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kingme-book-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn options(positions: usize, threads: usize) -> BuildOptions {
+    BuildOptions {
+        roots: book::roots(),
+        depth: 4,
+        dropout: 20,
+        seed: 7,
+        threads,
+        positions: Some(positions),
+        time: None,
+        save_every: Duration::from_secs(3600),
+        hash_mib: 1,
+        eval: kingme::eval::Evaluator::default(),
+        egdb: None,
+    }
+}
+
+fn build(path: &Path, opts: &BuildOptions) -> book::BuildReport {
+    book::build(path, opts, &AtomicBool::new(false), &mut |_| {}).unwrap()
+}
+
+/// A tiny book that reaches past the roots: every root, then more.
+fn tiny(dir: &Path) -> PathBuf {
+    let path = dir.join("tiny.kmb");
+    build(&path, &options(200, 1));
+    path
+}
+
+#[test]
+fn a_tiny_book_round_trips_and_every_move_is_legal() {
+    let dir = temp_dir("round");
+    let path = tiny(&dir);
+    let book = Book::open(&path).unwrap();
+    assert_eq!(book.len(), 200);
+    let view = book.view();
+    assert_eq!(view.params.depth, 4);
+    // writing the entries read back gives the same bytes
+    let again = file::encode(&view.params, &view.entries());
+    assert_eq!(again, std::fs::read(&path).unwrap());
+    // every move legal, all legal moves there, flags and backed-up values agree
+    let v = stats::verify(&view).unwrap();
+    assert_eq!(v.positions, 200);
+    assert!(v.in_book > 0, "the book grew past its roots");
+    // every root is in the book (157 roots before anything deeper)
+    let (plies, unreached) = stats::by_plies(&view, &book::roots());
+    assert_eq!(plies[0], 157);
+    assert_eq!(unreached, 0);
+    // a probe gives legal moves, best first, for every entry
+    for e in view.entries() {
+        let moves = book.probe(&e.pos).expect("in the book");
+        assert!(moves.iter().all(|m| e.pos.is_legal(m.mv)));
+        assert!(moves.windows(2).all(|w| w[0].value >= w[1].value));
+    }
+    let out_of_book = Position::from_fen(Variant::English, "B:W18,K30:B14,K3").unwrap();
+    assert!(book.probe(&out_of_book).is_none());
+}
+
+#[test]
+fn the_same_seed_and_budget_give_the_same_file_and_a_resumed_build_the_same_book() {
+    let dir = temp_dir("same");
+    let (a, b, c, d) = (
+        dir.join("a.kmb"),
+        dir.join("b.kmb"),
+        dir.join("c.kmb"),
+        dir.join("d.kmb"),
+    );
+    build(&a, &options(192, 1));
+    build(&b, &options(192, 1));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // several threads search the same positions (each with a cleared table)
+    build(&d, &options(192, 2));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&d).unwrap());
+    // stopped at 176 positions (a whole number of batches), continued to 192
+    let first = build(&c, &options(176, 1));
+    assert_eq!(first.positions, 176);
+    let second = build(&c, &options(192, 1));
+    assert_eq!((second.resumed, second.added), (176, 16));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+    // a different seed breaks ties differently, but continuing a file with
+    // other parameters is refused
+    let mut other = options(190, 1);
+    other.depth = 5;
+    let err = book::build(&c, &other, &AtomicBool::new(false), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("--depth 4"), "{err}");
+}
+
+#[test]
+fn corrupt_truncated_or_foreign_files_are_refused_by_name() {
+    let dir = temp_dir("corrupt");
+    let path = tiny(&dir);
+    let good = std::fs::read(&path).unwrap();
+    let name = |p: &Path| p.display().to_string();
+
+    let flipped = dir.join("flipped.kmb");
+    let mut bytes = good.clone();
+    let at = bytes.len() - 5;
+    bytes[at] ^= 0x10;
+    std::fs::write(&flipped, &bytes).unwrap();
+    let err = Book::open(&flipped).unwrap_err().to_string();
+    assert!(
+        err.contains(&name(&flipped)) && err.contains("checksum"),
+        "{err}"
+    );
+
+    let short = dir.join("short.kmb");
+    std::fs::write(&short, &good[..good.len() - 12]).unwrap();
+    let err = Book::open(&short).unwrap_err().to_string();
+    assert!(
+        err.contains(&name(&short)) && err.contains("bytes"),
+        "{err}"
+    );
+
+    let version = dir.join("version.kmb");
+    let mut bytes = good.clone();
+    bytes[8] = 9;
+    std::fs::write(&version, &bytes).unwrap();
+    let err = Book::open(&version).unwrap_err().to_string();
+    assert!(
+        err.contains(&name(&version)) && err.contains("version 9"),
+        "{err}"
+    );
+
+    let text = dir.join("text.kmb");
+    std::fs::write(
+        &text,
+        "not a book at all, but long enough to hold a header of sixty-four bytes",
+    )
+    .unwrap();
+    let err = Book::open(&text).unwrap_err().to_string();
+    assert!(err.contains("not a kingme book"), "{err}");
+
+    // a checksum recomputed over a body whose entries are out of order is
+    // still refused (never read as wrong moves)
+    let view = file::View::new(&good, "good").unwrap();
+    let mut swapped = good.clone();
+    let (e0, e1) = (file::HEADER_BYTES, file::HEADER_BYTES + file::ENTRY_BYTES);
+    let first: Vec<u8> = swapped[e0..e1].to_vec();
+    swapped.copy_within(e1..e1 + file::ENTRY_BYTES, e0);
+    swapped[e1..e1 + file::ENTRY_BYTES].copy_from_slice(&first);
+    let sum = file::checksum(&swapped[file::HEADER_BYTES..]);
+    swapped[40..48].copy_from_slice(&sum.to_le_bytes());
+    assert!(view.len() > 2);
+    let err = file::View::new(&swapped, "swapped")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("swapped: not a kingme book"), "{err}");
+}
+
+#[test]
+fn verify_finds_an_illegal_or_missing_move() {
+    let start = Position::startpos(Variant::English);
+    let params = book::BookParams {
+        depth: 1,
+        dropout: 20,
+        seed: 0,
+    };
+    let legal: Vec<file::RawMove> = start
+        .legal_moves()
+        .iter()
+        .map(|m| file::RawMove {
+            from: m.from().index(),
+            to: m.to().index(),
+            depth: 1,
+            flags: 0,
+            value: 0,
+            captured: 0,
+        })
+        .collect();
+    let mut illegal = legal.clone();
+    illegal[0].to = 31; // no man moves from its square to 32
+    let bad = file::encode(
+        &params,
+        &[file::RawEntry {
+            pos: start,
+            moves: illegal,
+        }],
+    );
+    let view = file::View::new(&bad, "bad").unwrap();
+    assert!(matches!(
+        stats::verify(&view),
+        Err(stats::VerifyError::Illegal { .. })
+    ));
+    let missing = file::encode(
+        &params,
+        &[file::RawEntry {
+            pos: start,
+            moves: legal[1..].to_vec(),
+        }],
+    );
+    let view = file::View::new(&missing, "missing").unwrap();
+    assert!(matches!(
+        stats::verify(&view),
+        Err(stats::VerifyError::Moves { .. })
+    ));
+    // and an engine never plays an illegal stored move: it leaves the book
+    let book = Book::from_static(Box::leak(bad.into_boxed_slice()), "bad").unwrap();
+    assert!(book.probe(&start).is_none());
+}
+
+fn answer(engine: &mut Engine, game: &Game, limits: Limits) -> (Vec<Event>, kingme::Move) {
+    let events = engine.search_blocking(game, limits);
+    let mv = events
+        .iter()
+        .find_map(|e| match e {
+            Event::BestMove { mv, .. } => *mv,
+            _ => None,
+        })
+        .expect("a move");
+    (events, mv)
+}
+
+fn movetime(ms: u64) -> Limits {
+    Limits {
+        movetime: Some(Duration::from_millis(ms)),
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn the_engine_answers_from_the_book_only_in_it_and_only_for_a_game_move() {
+    let dir = temp_dir("engine");
+    let path = tiny(&dir);
+    let book = Book::open(&path).unwrap();
+    let mut e = Engine::new();
+    e.set(EngineOption::BookFile(path.display().to_string()))
+        .unwrap();
+    let game = Game::new(Variant::English);
+    let best = book.probe(game.position()).unwrap()[0];
+    // in the book: the best book move, no search
+    let (events, mv) = answer(&mut e, &game, movetime(2000));
+    assert_eq!(mv, best.mv);
+    assert!(matches!(events[0], Event::Book { mv, .. } if mv == best.mv));
+    assert!(!events.iter().any(|e| matches!(e, Event::Info(_))));
+    // a fixed depth, analysis or OwnBook off searches
+    let (events, _) = answer(
+        &mut e,
+        &game,
+        Limits {
+            depth: Some(3),
+            ..Limits::default()
+        },
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::Info(_))));
+    assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
+    e.set(EngineOption::OwnBook(false)).unwrap();
+    let (events, _) = answer(&mut e, &game, movetime(50));
+    assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
+    e.set(EngineOption::OwnBook(true)).unwrap();
+    // out of the book: searched
+    let out = Game::from_position(
+        Position::from_fen(Variant::English, "B:W18,24,27,28:B12,16,20").unwrap(),
+    );
+    let (events, _) = answer(&mut e, &out, movetime(50));
+    assert!(events.iter().any(|e| matches!(e, Event::Info(_))));
+    assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
+}
+
+#[test]
+fn book_variety_zero_is_deterministic_and_above_zero_varies() {
+    let dir = temp_dir("variety");
+    let path = tiny(&dir);
+    let book = Book::open(&path).unwrap();
+    // a position whose two best moves are within 20 centi-men
+    let pos = book
+        .view()
+        .entries()
+        .into_iter()
+        .map(|e| e.pos)
+        .find(|p| {
+            let m = book.probe(p).unwrap();
+            m.len() >= 2 && m[0].value - m[1].value <= 20 && m[0].value.abs() < 1000
+        })
+        .expect("a position with two good moves");
+    let game = Game::from_position(pos);
+    let mut e = Engine::new();
+    e.set(EngineOption::BookFile(path.display().to_string()))
+        .unwrap();
+    let first = answer(&mut e, &game, movetime(1000)).1;
+    for _ in 0..30 {
+        assert_eq!(answer(&mut e, &game, movetime(1000)).1, first);
+    }
+    e.set(EngineOption::BookVariety(40)).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..200 {
+        let (_, mv) = answer(&mut e, &game, movetime(1000));
+        assert!(pos.is_legal(mv));
+        let m = book.probe(&pos).unwrap();
+        let v = m.iter().find(|b| b.mv == mv).unwrap().value;
+        assert!(m[0].value - v <= 40, "a move more than 40 below the best");
+        seen.insert(mv);
+    }
+    assert!(seen.len() >= 2, "{seen:?}");
+}
+
+#[test]
+fn over_the_protocol_a_bad_book_is_one_error_and_the_engine_plays_on() {
+    let dir = temp_dir("protocol");
+    let path = tiny(&dir);
+    let corrupt = dir.join("corrupt.kmb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.truncate(100);
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env_remove("KINGME_EGDB")
+        .spawn()
+        .unwrap();
+    let script = format!(
+        "setoption name BookFile value {}\nsetoption name BookFile value {}\nposition startpos\ngo movetime 3000\nquit\n",
+        path.display(),
+        corrupt.display()
+    );
+    // quit waits for the answer of a running search
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let errors: Vec<&&str> = lines.iter().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{text}");
+    assert!(errors[0].contains(&corrupt.display().to_string()), "{text}");
+    // the good book stays: the start is answered from it, without a search
+    let book = Book::open(&path).unwrap();
+    let best = book.probe(&Position::startpos(Variant::English)).unwrap()[0].mv;
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&format!("info string book {best} "))),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&format!("bestmove {best}").as_str()),
+        "{text}"
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("info depth")), "{text}");
+}
+
+#[test]
+fn the_command_line_builds_probes_counts_and_verifies() {
+    let dir = temp_dir("cli");
+    let out = dir.join("cli.kmb");
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_kingme"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let p = out.to_str().unwrap();
+    let (ok, text, err) = run(&[
+        "book",
+        "build",
+        "--out",
+        p,
+        "--positions",
+        "170",
+        "--depth",
+        "3",
+        "--threads",
+        "1",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(text.contains("positions 170"), "{text}");
+    let (ok, text, _) = run(&["book", "verify", "--book", p]);
+    assert!(ok && text.contains("ok, 170 positions"), "{text}");
+    let (ok, text, _) = run(&["book", "stats", "--book", p]);
+    assert!(ok && text.contains("plies  0: 157"), "{text}");
+    let (ok, text, _) = run(&["book", "probe", "--book", p, "startpos", "B:W18:B14"]);
+    assert!(ok, "{text}");
+    assert!(text.contains("B:W18:B14: not in the book"), "{text}");
+    let start_line = text.lines().next().unwrap();
+    assert!(start_line.starts_with("startpos: "), "{text}");
+    // a corrupt file: one line naming it, failure
+    std::fs::write(dir.join("bad.kmb"), b"garbage").unwrap();
+    let bad = dir.join("bad.kmb");
+    let (ok, _, err) = run(&["book", "verify", "--book", bad.to_str().unwrap()]);
+    assert!(!ok && err.contains("bad.kmb"), "{err}");
+}
