@@ -1,17 +1,17 @@
 //! The operator's say over server files, as command-line flags shared by
 //! every server front end (`kingme --listen`, `kingme-web`): which directories
-//! clients may name files in, and the databases and evaluation every session
-//! starts with.
+//! clients may name files in, and the databases, evaluation and opening book
+//! every session starts with.
 
 use crate::engine::{Engine, EngineOption};
 use crate::files::FileAccess;
 use crate::protocol::{parse_option, SessionConfig};
 use std::path::PathBuf;
 
-/// `--allow-files DIR...`, `--egdb DIR`, `--eval-file FILE`.
+/// `--allow-files DIR...`, `--egdb DIR`, `--eval-file FILE`, `--book FILE`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct OperatorFiles {
-    /// Let network clients name files (EvalFile, EGDBPath) inside this
+    /// Let network clients name files (EvalFile, EGDBPath, BookFile) inside this
     /// directory (repeatable; symlinks are followed before the check).
     /// Without it, they can name no server file.
     #[arg(long, value_name = "DIR")]
@@ -23,6 +23,9 @@ pub struct OperatorFiles {
     /// Evaluation weights every session starts with (a kingme weights file).
     #[arg(long, value_name = "FILE")]
     pub eval_file: Option<PathBuf>,
+    /// Opening book every session starts with (instead of the shipped book).
+    #[arg(long, value_name = "FILE")]
+    pub book: Option<PathBuf>,
 }
 
 impl OperatorFiles {
@@ -41,6 +44,12 @@ impl OperatorFiles {
                 .map_err(|e| format!("--egdb {}: {e}", d.display()))?;
             let text = d.to_string_lossy();
             defaults.push(parse_option("EGDBPath", &text).map_err(|e| format!("--egdb: {e}"))?);
+        }
+        if let Some(f) = &self.book {
+            let f = f
+                .canonicalize()
+                .map_err(|e| format!("--book {}: {e}", f.display()))?;
+            defaults.push(EngineOption::BookFile(f.to_string_lossy().into_owned()));
         }
         let mut engine = Engine::new();
         for o in &defaults {
