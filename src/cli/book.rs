@@ -20,6 +20,8 @@ pub enum BookCommand {
     Stats(BookArg),
     /// Check every entry: legal moves, all of them, in-book flags and values.
     Verify(BookArg),
+    /// Print every entry, one line each: `FEN: move value depth, ...`, best first.
+    Dump(BookArg),
 }
 
 #[derive(Args, Debug)]
@@ -85,6 +87,7 @@ pub(crate) fn run(c: BookCommand) -> Result<(), String> {
         BookCommand::Probe(a) => run_probe(&a),
         BookCommand::Stats(a) => run_stats(&a),
         BookCommand::Verify(a) => run_verify(&a),
+        BookCommand::Dump(a) => run_dump(&a),
     }
 }
 
@@ -188,6 +191,43 @@ fn read_fens(fens: &[String]) -> Vec<String> {
     }
 }
 
+/// `MOVE SCORE depth D[ book], ...`, best first.
+fn moves_text(moves: &[kingme::book::BookMove]) -> String {
+    moves
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {} depth {}{}",
+                m.mv,
+                m.score,
+                m.depth,
+                if m.in_book { " book" } else { "" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn run_dump(a: &BookArg) -> Result<(), String> {
+    use std::io::Write;
+    let book = open(a)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for e in book.view().entries() {
+        let moves = book.probe(&e.pos).ok_or_else(|| {
+            format!(
+                "{}: a stored move is not legal in {}",
+                book.name(),
+                e.pos.to_fen()
+            )
+        })?;
+        if writeln!(out, "{}: {}", e.pos.to_fen(), moves_text(&moves)).is_err() {
+            break; // the reader left (a closed pipe)
+        }
+    }
+    let _ = out.flush();
+    Ok(())
+}
+
 fn run_probe(a: &ProbeArgs) -> Result<(), String> {
     let book = open(&a.book)?;
     for text in read_fens(&a.fens) {
@@ -199,21 +239,7 @@ fn run_probe(a: &ProbeArgs) -> Result<(), String> {
         };
         match book.probe(&pos) {
             None => println!("{text}: not in the book"),
-            Some(moves) => {
-                let list: Vec<String> = moves
-                    .iter()
-                    .map(|m| {
-                        format!(
-                            "{} {} depth {}{}",
-                            m.mv,
-                            m.score,
-                            m.depth,
-                            if m.in_book { " book" } else { "" }
-                        )
-                    })
-                    .collect();
-                println!("{text}: {}", list.join(", "));
-            }
+            Some(moves) => println!("{text}: {}", moves_text(&moves)),
         }
     }
     Ok(())

@@ -417,3 +417,81 @@ fn hello_lists_the_option_tables_hub_names() {
     let e = h.send("set-param name=colour value=red");
     assert!(e[0].contains("unknown parameter 'colour'"), "{e:?}");
 }
+
+#[test]
+fn plays_from_the_book_set_by_param_and_searches_without_it() {
+    use crate::book::{self, BuildOptions};
+    let dir = std::env::temp_dir().join(format!("kingme-hub-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("hub.kmb");
+    let opts = BuildOptions {
+        roots: book::roots(),
+        depth: 2,
+        dropout: 20,
+        seed: 1,
+        threads: 1,
+        positions: Some(160),
+        time: None,
+        save_every: Duration::from_secs(3600),
+        hash_mib: 1,
+        eval: crate::eval::Evaluator::default(),
+        egdb: None,
+    };
+    book::build(
+        &path,
+        &opts,
+        &std::sync::atomic::AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap();
+    let best = book::Book::open(&path)
+        .unwrap()
+        .probe(&Position::startpos(Variant::English))
+        .unwrap()[0]
+        .mv;
+    let mut h = Harness::new();
+    let hello = h.send("hub");
+    assert!(hello
+        .iter()
+        .any(|l| l.starts_with("param name=book value=true type=bool")));
+    assert!(h
+        .send(&format!(
+            "set-param name=book-file value=\"{}\"",
+            path.display()
+        ))
+        .is_empty());
+    h.send("pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww");
+    h.send("level move-time=5");
+    let t = std::time::Instant::now();
+    assert!(h.send("go think").is_empty());
+    let out = h.until_done();
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "a book move takes no search time"
+    );
+    assert_eq!(
+        out.last().unwrap(),
+        &format!("done move={}", wire::format_move(best)),
+        "{out:?}"
+    );
+    assert!(
+        out[0].starts_with("info depth=") && out[0].contains("nodes=0"),
+        "{out:?}"
+    );
+    for l in &out {
+        tokens_ok(l);
+    }
+    // OwnBook off: a search
+    assert!(h.send("set-param name=book value=false").is_empty());
+    h.send("level move-time=0.05");
+    h.send("go think");
+    let out = h.until_done();
+    assert!(
+        out.iter()
+            .any(|l| l.contains("nodes=") && !l.contains("nodes=0 ")),
+        "{out:?}"
+    );
+    // a bad file is an error and the session goes on
+    let bad = h.send("set-param name=book-file value=/nonexistent/book.kmb");
+    assert!(bad.iter().any(|l| l.starts_with("error")), "{bad:?}");
+}

@@ -373,6 +373,8 @@ async fn an_idle_tab_is_closed_but_never_mid_search() {
     // restarts the clock
     let mut ws = connect(addr).await;
     read_until(&mut ws, |l| l.starts_with("info string kingme")).await;
+    // a search, not a book move
+    send(&mut ws, "setoption name OwnBook value false").await;
     send(&mut ws, "go movetime 1000").await;
     let t = Instant::now();
     let l = read_until(&mut ws, |l| {

@@ -82,7 +82,7 @@ function renderMoves() {
   const rows = [];
   S.history.forEach((h, i) => {
     if (h.mover === 'B' || !rows.length || rows[rows.length - 1].W !== undefined) rows.push({});
-    rows[rows.length - 1][h.mover] = { text: h.text, ply: i + 1 };
+    rows[rows.length - 1][h.mover] = { text: h.text, ply: i + 1, book: !!h.book };
   });
   let current = null;
   rows.forEach((r, i) => {
@@ -94,6 +94,13 @@ function renderMoves() {
       const td = document.createElement('td');
       if (r[c]) {
         td.textContent = r[c].text;
+        if (r[c].book) {
+          const badge = document.createElement('span');
+          badge.className = 'book';
+          badge.textContent = 'book';
+          badge.title = 'played from the opening book, without searching';
+          td.appendChild(badge);
+        }
         td.dataset.ply = String(r[c].ply);
         td.className = 'mv' + (r[c].ply === S.ply ? ' current' : '');
         td.addEventListener('click', () => goTo(r[c].ply));

@@ -154,8 +154,10 @@ async function engineMove() {
   const mover = S.turn;
   if (res.best && res.best !== 'none') {
     const final = res.infos.filter((i) => i.depth !== undefined && i.multipv === 1).pop();
-    if (final && final.score) S.evals.set(S.ply, toBlack(final.score, mover));
-    S.history.push({ text: res.best, mover });
+    const book = res.book && res.book.move === res.best ? res.book : null;
+    const score = book ? book.score : final && final.score;
+    if (score) S.evals.set(S.ply, toBlack(score, mover));
+    S.history.push(book ? { text: res.best, mover, book: true } : { text: res.best, mover });
     S.ply = S.history.length;
     if (S.clock) S.clock.moved(mover, other(mover), now());
     if (res.best === 'pass') notice('kingme has no legal move: its turn is passed.');

@@ -32,11 +32,15 @@ export class Proto {
       if (line.startsWith('bestmove')) {
         const s = this.search;
         this.search = null;
-        s.resolve({ best: line.split(/\s+/)[1], infos: s.infos, gameover: s.gameover, discard: s.discard });
+        s.resolve({ best: line.split(/\s+/)[1], infos: s.infos, gameover: s.gameover, discard: s.discard, book: s.book });
         this.next();
         return;
       }
-      if (line.startsWith('info string')) return this.handlers.note(line.slice(12));
+      if (line.startsWith('info string')) {
+        const book = parseBookNote(line.slice(12));
+        if (book) this.search.book = book;
+        return this.handlers.note(line.slice(12));
+      }
       if (line.startsWith('info')) {
         const info = parseInfo(line);
         this.search.infos.push(info);
@@ -166,6 +170,18 @@ export function parseInfo(line) {
     i++;
   }
   return info;
+}
+
+/**
+ * The note of a move answered from the opening book, `book MOVE score S
+ * depth D` (the text after `info string`), as { move, score, depth }, or null.
+ */
+export function parseBookNote(text) {
+  const t = String(text).trim().split(/\s+/);
+  if (t[0] !== 'book' || !t[1] || t[2] !== 'score') return null;
+  const score = parseScoreAt(t, 3);
+  if (!score || t[3 + score.len] !== 'depth' || !/^\d+$/.test(t[4 + score.len] || '')) return null;
+  return { move: t[1], score: { kind: score.kind, n: score.n }, depth: Number(t[4 + score.len]) };
 }
 
 /** A `values m1 v1 m2 v2 ...` line (v: `win N`, `loss N`, `draw`) as a Map move -> score. */

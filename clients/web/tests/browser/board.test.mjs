@@ -372,6 +372,18 @@ async function atPly(page, n) {
   await page.waitForFunction((p) => Number(document.body.dataset.ply) === p && document.body.dataset.status !== 'busy', n, { timeout: 10000 });
 }
 
+test('at level max kingme plays its first move from the opening book, marked "book" in the record', async () => {
+  // kingme (Black) moves first from the start, which the shipped book holds.
+  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'max' });
+  assert.equal(await page.locator('#movelist td[data-ply="1"] .book').count(), 1, 'a book badge on move 1');
+  assert.equal(await page.evaluate(() => window.kingme.S.history[0].book), true);
+  assert.equal(await page.locator('#graph .pt[data-ply="0"]').count(), 1, 'its book value is on the graph');
+  assert.match(await page.textContent('#live-info'), /^book \d+-\d+ score /);
+  await page.screenshot({ path: path.join(SHOTS, 'book-move.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the evaluation graph has a point per searched ply; clicking one, the buttons and the arrow keys step through the game', async () => {
   // kingme (Black) moves first: it searches plies 0, 2 and 4.
   const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'easy' });

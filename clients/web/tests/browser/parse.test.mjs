@@ -3,7 +3,7 @@
 // protocol, as literal samples), PDN in and out, and the clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseInfo, parseValues, parseBoardReply, parseScore, hasOption } from '../../src/page/protocol.js';
+import { parseInfo, parseValues, parseBoardReply, parseScore, parseBookNote, hasOption } from '../../src/page/protocol.js';
 import { writePdn, parsePdn, parseGameText, movetext, PdnError } from '../../src/page/pdn.js';
 import { Clock, clockText } from '../../src/page/clock.js';
 
@@ -30,6 +30,15 @@ test('info lines: with and without multipv, every score kind', () => {
   assert.equal(parseInfo('info depth 1 seldepth 1 score loss 503 nodes 1').pv, undefined);
   assert.deepEqual(parseScore('win 5'), { kind: 'win', n: 5 });
   assert.equal(parseScore('mate 5'), null);
+});
+
+test('book notes: the move, its score and depth; other notes are not book moves', () => {
+  assert.deepEqual(parseBookNote('book 11-15 score cp -4 depth 19'), { move: '11-15', score: { kind: 'cp', n: -4 }, depth: 19 });
+  assert.deepEqual(parseBookNote('book 9x18 score draw depth 3'), { move: '9x18', score: { kind: 'draw', n: 0 }, depth: 3 });
+  assert.deepEqual(parseBookNote('book 1-5 score win 501 depth 7').score, { kind: 'win', n: 501 });
+  assert.equal(parseBookNote('search slot granted; searching'), null);
+  assert.equal(parseBookNote('book 11-15 score cp depth 19'), null);
+  assert.equal(parseBookNote('book 11-15 score cp 3'), null);
 });
 
 test('values and board replies: exact values per move, the database line, game over', () => {
