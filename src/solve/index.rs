@@ -11,11 +11,9 @@
 //! rank `C(p1, 1) + C(p2, 2) + ...`), with tables over the two 9-square
 //! halves of the board.
 
-use super::keymoves;
-
-/// The board's squares.
-const SQUARES: usize = 18;
-const FULL: u32 = (1 << SQUARES) - 1;
+#[cfg(test)]
+use super::key::join;
+use super::key::{split, FULL, SQUARES};
 
 /// `BINOMIAL[n][k]` = C(n, k) for n ≤ 18.
 static BINOMIAL: [[u32; SQUARES + 1]; SQUARES + 1] = binomials();
@@ -187,7 +185,7 @@ pub(super) fn block(us: usize, them: usize) -> usize {
 /// The class number and index of a key (at most [`MAX_SIDE`] men a side).
 #[inline(always)]
 pub(super) fn locate(key: u64) -> (usize, usize) {
-    let (us, them) = keymoves::split(key);
+    let (us, them) = split(key);
     let (nu, nt) = (us.count_ones() as usize, them.count_ones() as usize);
     let index = rank(us) as usize * block(nu, nt) + rank(compress(them, !us & FULL)) as usize;
     (class_number(nu, nt), index)
@@ -197,7 +195,7 @@ pub(super) fn locate(key: u64) -> (usize, usize) {
 /// men, so that no class holds it.
 #[inline(always)]
 pub(super) fn locate_checked(key: u64) -> Option<(usize, usize)> {
-    let (us, them) = keymoves::split(key);
+    let (us, them) = split(key);
     (us.count_ones() as usize <= MAX_SIDE && them.count_ones() as usize <= MAX_SIDE)
         .then(|| locate(key))
 }
@@ -233,7 +231,7 @@ pub(super) fn key_at(us: usize, them: usize, index: usize) -> u64 {
         }
         i += 1;
     }
-    keymoves::join(ours, theirs)
+    join(ours, theirs)
 }
 
 #[cfg(test)]
@@ -264,7 +262,7 @@ mod tests {
                 // every subset of the free squares with `them` men
                 loop {
                     if theirs.count_ones() as usize == them {
-                        let key = keymoves::join(ours, theirs);
+                        let key = join(ours, theirs);
                         let (c, i) = locate(key);
                         assert_eq!(c, class_number(us, them));
                         assert!(i < size, "{us} {them}: {i} >= {size}");

@@ -1,7 +1,7 @@
 //! Mini-checkers moves made directly on table keys, for the layered build.
 //!
 //! A key holds the men of the side to move and of the other side, both seen
-//! from the mover's side of the board (see [`key_of`](super::memo::key_of)), so
+//! from the mover's side of the board (see [`key`](super::key)), so
 //! the mover always moves "down" (towards higher squares) and only one colour's
 //! moves ever need generating. A child key is folded the same way: the
 //! opponent becomes the mover and the board is turned half a turn.
@@ -17,10 +17,7 @@
 //! side not moving share.
 
 use super::index::{block, class_number, rank, Packing};
-use super::memo::turn_board;
-
-/// The board's 18 squares.
-const FULL: u32 = (1 << 18) - 1;
+use super::key::{join, split, turn_board, FULL};
 /// Rows 0, 2 and 4 (a man there steps to `+3` and `+4`), and rows 1 and 3
 /// (steps to `+2` and `+3`; row 5 can't move).
 const EVEN_ROWS: u32 = 0b111 | 0b111 << 6 | 0b111 << 12;
@@ -57,53 +54,6 @@ fn jumpers(men: u32, them: u32, empty: u32) -> [(u32, u32, u32); 4] {
         (men & EVEN_ROWS & !LAST & (them >> 4) & (empty >> 7), 4, 7),
         (men & ODD_ROWS & !LAST & (them >> 3) & (empty >> 7), 3, 7),
     ]
-}
-
-/// The marker bit every key carries, so that no key is 0.
-const MARKER: u64 = 1 << 37;
-
-/// The mover's men and the other side's men of a key.
-#[inline(always)]
-pub(super) fn split(key: u64) -> (u32, u32) {
-    ((key & 0x3_ffff) as u32, ((key >> 18) & 0x3_ffff) as u32)
-}
-
-/// The key of the mover's men `us` and the other side's men `them`.
-#[inline(always)]
-pub(super) fn join(us: u32, them: u32) -> u64 {
-    u64::from(us) | (u64::from(them) << 18) | MARKER
-}
-
-/// The men on the board of a key.
-#[inline(always)]
-pub(super) fn men(key: u64) -> u32 {
-    let (us, them) = split(key);
-    us.count_ones() + them.count_ones()
-}
-
-/// Rows 0-5 of the 18-square board.
-const ROWS: [u32; 6] = [
-    0b111,
-    0b111 << 3,
-    0b111 << 6,
-    0b111 << 9,
-    0b111 << 12,
-    0b111 << 15,
-];
-
-/// The advancement of a key: each of the mover's men counts its row, each of
-/// the other side's men counts its rows from the far end.
-#[inline(always)]
-pub(super) fn advancement(key: u64) -> u32 {
-    let (us, them) = split(key);
-    let mut a = 5 * them.count_ones();
-    let mut r = 1;
-    while r < 6 {
-        a += r * (us & ROWS[r as usize]).count_ones();
-        a -= r * (them & ROWS[r as usize]).count_ones();
-        r += 1;
-    }
-    a
 }
 
 /// Most children a position with at most 18 men can have.
@@ -466,13 +416,6 @@ pub(super) fn next(key: u64, out: &mut Out) -> Next {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn turning_by_table_turns_every_board() {
-        for b in 0..=FULL {
-            assert_eq!(turn_board(b), b.reverse_bits() >> 14, "{b:#x}");
-        }
-    }
 
     #[test]
     fn a_mover_reused_finds_what_a_fresh_one_does() {

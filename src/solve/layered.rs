@@ -22,8 +22,10 @@
 //! position's index next to its key, found when the position was reached.
 
 use super::index::{class_number, class_sides, class_size, locate, locate_checked, CLASSES};
+use super::key;
 use super::keymoves::{self, Mover, Next, Out};
 use super::memo::{prefetch, prefetch_at};
+use super::value::{packed_before_move, packed_order};
 use super::zeroed::{Arena, Run, Zeroed};
 use super::GameValue;
 use rayon::prelude::*;
@@ -48,8 +50,8 @@ const CHUNK: usize = 2048;
 /// The layer of a key, or `None` for a position no layer holds.
 #[inline(always)]
 fn layer_of(key: u64) -> Option<usize> {
-    let men = keymoves::men(key) as usize;
-    let a = keymoves::advancement(key) as usize;
+    let men = key::men(key) as usize;
+    let a = key::advancement(key) as usize;
     (men <= MAX_MEN && a <= MAX_ADVANCEMENT).then_some(men * ADVANCEMENTS + a)
 }
 
@@ -88,21 +90,6 @@ fn target_layer(layer: usize, target: usize) -> usize {
     }
 }
 
-/// [`GameValue::before_move`] on a packed value: win and loss swap (kinds 3
-/// and 1), a draw (2) stays, one ply more.
-#[inline(always)]
-fn packed_before_move(p: u16) -> u16 {
-    ((4 - (p >> 14)) << 14) | ((p & 0x3fff) + 1)
-}
-
-/// A number that orders packed values as [`GameValue`] orders them: by kind
-/// (loss 1 < draw 2 < win 3), then sooner wins and draws, later losses.
-#[inline(always)]
-fn packed_order(p: u16) -> u16 {
-    let plies = p & 0x3fff;
-    (p & 0xc000) | if p >> 14 == 1 { plies } else { 0x3fff - plies }
-}
-
 /// The packed value of the best move among moves leading to children with
 /// packed values `children` (each must be known: the backward sweep has
 /// always solved a child before its parent).
@@ -132,7 +119,7 @@ fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> Option<u64> {
 /// moving).
 #[inline(always)]
 fn prefetch_marks(seen: &[Option<Zeroed<AtomicU64>>], key: u64) {
-    let (us, them) = keymoves::split(key);
+    let (us, them) = key::split(key);
     if us == 0 || them == 0 {
         return;
     }
@@ -226,15 +213,15 @@ impl<'a> Found<'a> {
         let mut out = Out::new();
         let mut mover = Mover::new();
         // the men of the side not moving of the last position looked ahead at
-        let them = |key: &AtomicU64| keymoves::split(unentry(key.load(Relaxed)).0).1;
+        let them = |key: &AtomicU64| key::split(unentry(key.load(Relaxed)).0).1;
         let mut ahead = parents.get(AHEAD - 1).map_or(0, them);
         for (j, key) in parents.iter().enumerate() {
             // the marks the positions a little ahead will read, where the
             // men of the side not moving change
             if let Some(next) = parents.get(j + AHEAD) {
                 let next = unentry(next.load(Relaxed)).0;
-                if keymoves::split(next).1 != ahead {
-                    ahead = keymoves::split(next).1;
+                if key::split(next).1 != ahead {
+                    ahead = key::split(next).1;
                     prefetch_marks(seen, next);
                 }
             }
@@ -457,9 +444,9 @@ impl Layered {
     pub(super) fn build(start: u64, progress: &mut dyn FnMut(usize)) -> Layered {
         let first = layer_of(start).expect("a mini start position has at most 12 men");
         // every class a game from `start` can reach: no side gains men
-        let (us, them) = keymoves::split(start);
+        let (us, them) = key::split(start);
         let side = us.count_ones().max(them.count_ones()) as usize;
-        let men = keymoves::men(start) as usize;
+        let men = key::men(start) as usize;
         let reachable = |c: usize| {
             let (u, t) = class_sides(c);
             u <= side && t <= side && u + t <= men
@@ -578,11 +565,11 @@ impl Layered {
                     Next::Moves { .. } => None,
                     Next::Pass(p) => Some(self.after_pass(p).pack()),
                     Next::Over => {
-                        let (us, them) = keymoves::split(key);
+                        let (us, them) = key::split(key);
                         Some(GameValue::finished(us.count_ones(), them.count_ones()).pack())
                     }
                 };
-                let (us, them) = keymoves::split(key);
+                let (us, them) = key::split(key);
                 let class = self.class(class_number(
                     us.count_ones() as usize,
                     them.count_ones() as usize,
@@ -708,7 +695,7 @@ mod tests {
                 x = x
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);
-                let key = keymoves::join((x >> 20) as u32 & 0x3_ffff, (x >> 40) as u32 & 0x3_ffff);
+                let key = key::join((x >> 20) as u32 & 0x3_ffff, (x >> 40) as u32 & 0x3_ffff);
                 entry(key, (x % 17_153_136) as usize)
             })
             .collect()
@@ -741,7 +728,7 @@ mod tests {
             sorter.sort_by_them(&lists, &out);
             let got: Vec<u64> = out.iter().map(|k| k.load(Relaxed)).collect();
             // by the other side's men alone, whatever the index above them
-            let them = |e: u64| keymoves::split(unentry(e).0).1;
+            let them = |e: u64| key::split(unentry(e).0).1;
             assert!(
                 got.windows(2).all(|w| them(w[0]) <= them(w[1])),
                 "{n}: not sorted"

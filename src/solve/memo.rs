@@ -1,43 +1,7 @@
-//! The compact map from mini positions to values: keys that fold a position
-//! with White to move onto its mirror image, and an open-addressing table.
+//! The compact map from mini position keys (see [`key`](super::key)) to
+//! values: an open-addressing table.
 
 use super::GameValue;
-use crate::board::{Color, Position};
-
-/// The table key of a mini position: the men of the side to move in bits
-/// 0-17 and the other side's in bits 18-35, both seen from Black's side of the
-/// board (White's position is turned half a turn, square `i` to `17 - i`, which
-/// maps the game onto itself with the colours swapped), and bit 37 set.
-#[inline(always)]
-pub(super) fn key_of(pos: &Position) -> u64 {
-    let b = pos.pieces(Color::Black).0;
-    let w = pos.pieces(Color::White).0;
-    let (us, them) = match pos.turn() {
-        Color::Black => (b, w),
-        Color::White => (turn_board(w), turn_board(b)),
-    };
-    u64::from(us) | (u64::from(them) << 18) | (1 << 37)
-}
-
-/// Turns an 18-square mini bitboard half a turn (square `i` to `17 - i`).
-#[inline(always)]
-pub(super) fn turn_board(b: u32) -> u32 {
-    // each 9-square half, turned, lands in the other half
-    u32::from(TURN_HALF[(b & 511) as usize]) << 9 | u32::from(TURN_HALF[((b >> 9) & 511) as usize])
-}
-
-/// The 9-square halves of the board turned half a turn (bit `i` to `8 - i`).
-static TURN_HALF: [u16; 512] = turn_halves();
-
-const fn turn_halves() -> [u16; 512] {
-    let mut t = [0; 512];
-    let mut x = 0;
-    while x < 512 {
-        t[x] = ((x as u32).reverse_bits() >> 23) as u16;
-        x += 1;
-    }
-    t
-}
 
 /// An open-addressing map from position keys to packed values, one `u64` a
 /// slot (`key << 16 | value`, 0 for empty), linear probing, any number of

@@ -23,7 +23,9 @@
 //! and memory).
 //!
 //! - [`value`]: `GameValue`, a position's exact value.
-//! - [`memo`]: position keys and the compact map from keys to values.
+//! - [`key`]: the key of a position in the tables (its men, folded onto the
+//!   mover's side).
+//! - [`memo`]: the compact map from keys to values.
 //! - [`keymoves`]: the moves of a position made directly on its key.
 //! - [`index`]: a dense numbering of the positions of each material class.
 //! - [`zeroed`]: large zero-filled arrays on huge pages, for the build.
@@ -32,6 +34,7 @@
 //! - [`table`]: `MiniTablebase`, the shared table of every reachable position.
 
 mod index;
+mod key;
 mod keymoves;
 mod layered;
 mod memo;

@@ -1,7 +1,8 @@
 //! `MiniSolver`: memoised negamax over the mini-checkers game DAG.
 
+use super::key::key_of;
 use super::layered::Layered;
-use super::memo::{key_of, Table};
+use super::memo::Table;
 use super::GameValue;
 use crate::board::movegen;
 use crate::board::{Mini, Move, MoveList, Position, Variant};

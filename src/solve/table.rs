@@ -1,8 +1,9 @@
 //! `MiniTablebase`: the values of every position reachable from the start,
 //! built once per process and shared read-only.
 
+use super::key::key_of;
 use super::layered::Layered;
-use super::memo::{key_of, Table};
+use super::memo::Table;
 use super::solver::{assert_mini, move_values_with, Search};
 use super::GameValue;
 use crate::board::{Color, Move, Position, Variant};

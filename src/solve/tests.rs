@@ -146,7 +146,7 @@ fn table_grows_and_keeps_every_value() {
 
 /// The PDN FEN of a table key, Black to move (squares are bits + 1).
 fn fen_of_key(key: u64) -> String {
-    let (us, them) = super::keymoves::split(key);
+    let (us, them) = super::key::split(key);
     let squares = |b: u32| {
         (0..18)
             .filter(|i| b >> i & 1 == 1)
@@ -172,8 +172,8 @@ impl Lcg {
 
 #[test]
 fn key_moves_agree_with_the_board_move_generator() {
+    use super::key::key_of;
     use super::keymoves::{self, Next, Out};
-    use super::memo::key_of;
     use crate::board::Color;
     let mut rng = Lcg(7);
     let mut out = Out::new();
@@ -199,7 +199,7 @@ fn key_moves_agree_with_the_board_move_generator() {
         } else {
             'W'
         };
-        let fen = fen_of_key(super::keymoves::join(black, white));
+        let fen = fen_of_key(super::key::join(black, white));
         let fen = format!("{turn}{}", &fen[1..]);
         let p = pos(&fen);
         let key = key_of(&p);
@@ -215,7 +215,7 @@ fn key_moves_agree_with_the_board_move_generator() {
                 got.sort_unstable();
                 assert_eq!(got, expected, "{fen}");
                 assert_eq!(c, p.legal_moves().iter().any(|m| m.is_capture()), "{fen}");
-                let (m0, a0) = (keymoves::men(key), keymoves::advancement(key));
+                let (m0, a0) = (key::men(key), key::advancement(key));
                 for ((&k, &row), &i) in out.keys[..count].iter().zip(&out.taken_row).zip(&out.index)
                 {
                     // the index found with the move is the child's own
@@ -227,15 +227,11 @@ fn key_moves_agree_with_the_board_move_generator() {
                     );
                     if c {
                         // a man fewer; the capturer gains 2, the man taken had come 5 - row
-                        assert_eq!(keymoves::men(k), m0 - 1, "{fen}");
-                        assert_eq!(
-                            keymoves::advancement(k) + 5 - u32::from(row),
-                            a0 + 2,
-                            "{fen}"
-                        );
+                        assert_eq!(key::men(k), m0 - 1, "{fen}");
+                        assert_eq!(key::advancement(k) + 5 - u32::from(row), a0 + 2, "{fen}");
                         captures += 1;
                     } else {
-                        assert_eq!((keymoves::men(k), keymoves::advancement(k)), (m0, a0 + 1));
+                        assert_eq!((key::men(k), key::advancement(k)), (m0, a0 + 1));
                         assert_eq!(row, 0);
                         moves += 1;
                     }
@@ -247,7 +243,7 @@ fn key_moves_agree_with_the_board_move_generator() {
                 assert_eq!(k, expected[0], "{fen}");
                 let passed = p.with_turn(!p.turn());
                 assert_eq!(k, key_of(&passed));
-                assert_eq!(keymoves::advancement(k), keymoves::advancement(key));
+                assert_eq!(key::advancement(k), key::advancement(key));
                 passes += 1;
             }
             Next::Over => {
@@ -271,8 +267,8 @@ fn key_moves_agree_with_the_board_move_generator() {
 
 #[test]
 fn layered_table_agrees_with_the_solver_on_every_position() {
+    use super::key::key_of;
     use super::layered::Layered;
-    use super::memo::key_of;
     // smaller games than the start: every position they reach, solved both ways
     for fen in [
         "B:W13,14,16,17:B1,2,4,5",

@@ -152,6 +152,21 @@ impl GameValue {
     }
 }
 
+/// [`GameValue::before_move`] on a packed value: win and loss swap (kinds 3
+/// and 1), a draw (2) stays, one ply more.
+#[inline(always)]
+pub(super) fn packed_before_move(p: u16) -> u16 {
+    ((4 - (p >> 14)) << 14) | ((p & 0x3fff) + 1)
+}
+
+/// A number that orders packed values as [`GameValue`] orders them: by kind
+/// (loss 1 < draw 2 < win 3), then sooner wins and draws, later losses.
+#[inline(always)]
+pub(super) fn packed_order(p: u16) -> u16 {
+    let plies = p & 0x3fff;
+    (p & 0xc000) | if p >> 14 == 1 { plies } else { 0x3fff - plies }
+}
+
 impl Ord for GameValue {
     fn cmp(&self, other: &GameValue) -> Ordering {
         use ValueKind::{Draw, Loss, Win};
@@ -177,5 +192,37 @@ impl PartialOrd for GameValue {
 impl fmt::Display for GameValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.kind.word(), self.plies)
+    }
+}
+
+#[cfg(test)]
+mod packed_tests {
+    use super::*;
+
+    fn all_values() -> Vec<GameValue> {
+        (0..200)
+            .flat_map(|p| [GameValue::win(p), GameValue::draw(p), GameValue::loss(p)])
+            .collect()
+    }
+
+    /// The build's arithmetic on packed values is GameValue's own.
+    #[test]
+    fn packed_values_move_and_order_as_game_values_do() {
+        let all = all_values();
+        for &v in &all {
+            assert_eq!(GameValue::unpack(v.pack()), v);
+            assert_eq!(
+                GameValue::unpack(packed_before_move(v.pack())),
+                v.before_move(),
+                "{v}"
+            );
+            for &w in &all {
+                assert_eq!(
+                    packed_order(v.pack()).cmp(&packed_order(w.pack())),
+                    v.cmp(&w),
+                    "{v} against {w}"
+                );
+            }
+        }
     }
 }
