@@ -126,18 +126,20 @@ fn go_params() -> impl Strategy<Value = GoParams> {
                 (winc, binc, movestogo, infinite, ponder, trace),
                 searchmoves,
             )| {
+                let ms = |t: Option<u64>| t.map(std::time::Duration::from_millis);
                 GoParams {
                     depth,
                     nodes,
-                    movetime,
-                    wtime,
-                    btime,
-                    winc,
-                    binc,
+                    movetime: ms(movetime),
+                    wtime: ms(wtime),
+                    btime: ms(btime),
+                    winc: ms(winc),
+                    binc: ms(binc),
                     movestogo,
                     infinite,
                     ponder,
                     trace,
+                    multipv: None,
                     searchmoves,
                 }
             },

@@ -2,42 +2,129 @@
 //! limits: depth caps, noise, and the time a clock allows.
 
 use super::{mini_table, EngineOptions, Level, MAX_MULTIPV};
-use crate::board::{Color, Position, Variant};
+use crate::board::{Color, Move, Position, Variant};
 use crate::search::{self, SearchLimits};
+use std::fmt;
 use std::time::Duration;
 
-/// Limits of one `go`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    /// Maximum depth in plies.
+/// The limits of one search, as `go` gives them: its moves as the protocol
+/// sends them (`Limits<String>`, the parsed command) or checked against the
+/// position (`Limits<Move>`, what the engine searches with). The one list of
+/// `go`'s limits: the parser, the command's text and the engine use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits<M = Move> {
+    /// `depth N`: iterations up to N plies.
     pub depth: Option<u32>,
-    /// Maximum nodes.
+    /// `nodes N`: stop after about N nodes.
     pub nodes: Option<u64>,
-    /// Exact time for this move.
+    /// `movetime MS`: think exactly this long.
     pub movetime: Option<Duration>,
-    /// Black's clock.
-    pub btime: Option<Duration>,
-    /// White's clock.
+    /// `wtime MS`: White's clock.
     pub wtime: Option<Duration>,
-    /// Black's increment.
-    pub binc: Option<Duration>,
-    /// White's increment.
+    /// `btime MS`: Black's clock.
+    pub btime: Option<Duration>,
+    /// `winc MS`: White's increment per move.
     pub winc: Option<Duration>,
-    /// Moves to the next time control.
+    /// `binc MS`: Black's increment per move.
+    pub binc: Option<Duration>,
+    /// `movestogo N`: moves to the next time control.
     pub movestogo: Option<u32>,
-    /// Search until `stop`.
+    /// `infinite`: search until `stop`.
     pub infinite: bool,
-    /// Search on the opponent's time until `ponderhit` or `stop`.
+    /// `ponder`: search on the opponent's time until `ponderhit` or `stop`.
     pub ponder: bool,
-    /// Emit the search tree as trace events, at most this many nodes.
+    /// `trace N`: report the search tree as trace events, at most N nodes.
     pub trace: Option<u64>,
-    /// Lines per iteration for this search, instead of the `MultiPV` option.
+    /// Lines per iteration for this search, instead of the `MultiPV` option
+    /// (set by `analyze N`; no `go` argument).
     pub multipv: Option<usize>,
-    /// Search only these root moves (empty: all).
-    pub searchmoves: Vec<crate::board::Move>,
+    /// `searchmoves <move> ...`: search only these root moves (empty: all).
+    pub searchmoves: Vec<M>,
 }
 
-impl Limits {
+impl<M> Default for Limits<M> {
+    fn default() -> Self {
+        Limits {
+            depth: None,
+            nodes: None,
+            movetime: None,
+            wtime: None,
+            btime: None,
+            winc: None,
+            binc: None,
+            movestogo: None,
+            infinite: false,
+            ponder: false,
+            trace: None,
+            multipv: None,
+            searchmoves: Vec::new(),
+        }
+    }
+}
+
+impl<M: fmt::Display> fmt::Display for Limits<M> {
+    /// `go`'s arguments in canonical order (times in milliseconds), each
+    /// preceded by a space.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Option<Duration>| d.map(|d| d.as_millis());
+        let nums: [(&str, Option<u128>); 9] = [
+            ("depth", self.depth.map(u128::from)),
+            ("nodes", self.nodes.map(u128::from)),
+            ("movetime", ms(self.movetime)),
+            ("wtime", ms(self.wtime)),
+            ("btime", ms(self.btime)),
+            ("winc", ms(self.winc)),
+            ("binc", ms(self.binc)),
+            ("movestogo", self.movestogo.map(u128::from)),
+            ("trace", self.trace.map(u128::from)),
+        ];
+        for (k, v) in nums {
+            if let Some(v) = v {
+                write!(f, " {k} {v}")?;
+            }
+        }
+        if self.infinite {
+            f.write_str(" infinite")?;
+        }
+        if self.ponder {
+            f.write_str(" ponder")?;
+        }
+        if !self.searchmoves.is_empty() {
+            f.write_str(" searchmoves")?;
+            for m in &self.searchmoves {
+                write!(f, " {m}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<M> Limits<M> {
+    /// The same limits with each of `searchmoves` turned by `f`; the first
+    /// error stops.
+    pub fn try_map_moves<N, E>(self, f: impl FnMut(M) -> Result<N, E>) -> Result<Limits<N>, E> {
+        let searchmoves = self
+            .searchmoves
+            .into_iter()
+            .map(f)
+            .collect::<Result<_, _>>()?;
+        Ok(Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime: self.movetime,
+            wtime: self.wtime,
+            btime: self.btime,
+            winc: self.winc,
+            binc: self.binc,
+            movestogo: self.movestogo,
+            infinite: self.infinite,
+            ponder: self.ponder,
+            trace: self.trace,
+            multipv: self.multipv,
+            searchmoves,
+        })
+    }
+
     /// Sets a game clock read the same for both sides (Hub and DXP send one
     /// reading): `left` on the mover's clock, `inc` per move, `movestogo`
     /// moves to the next time control.

@@ -81,35 +81,9 @@ pub enum StartPos {
     Fen(String),
 }
 
-/// The arguments of `go`. Times are in milliseconds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GoParams {
-    /// `depth N`: iterations up to N plies (1-127).
-    pub depth: Option<u32>,
-    /// `nodes N`: stop after about N nodes.
-    pub nodes: Option<u64>,
-    /// `movetime MS`: think exactly this long.
-    pub movetime: Option<u64>,
-    /// `wtime MS`: White's clock.
-    pub wtime: Option<u64>,
-    /// `btime MS`: Black's clock.
-    pub btime: Option<u64>,
-    /// `winc MS`: White's increment per move.
-    pub winc: Option<u64>,
-    /// `binc MS`: Black's increment per move.
-    pub binc: Option<u64>,
-    /// `movestogo N`: moves to the next time control.
-    pub movestogo: Option<u32>,
-    /// `infinite`: search until `stop`.
-    pub infinite: bool,
-    /// `ponder`: search the opponent's time until `ponderhit` or `stop`.
-    pub ponder: bool,
-    /// `trace N`: report the search tree, at most N nodes.
-    pub trace: Option<u64>,
-    /// `searchmoves <move> ...` (the rest of the line): search only these
-    /// root moves, as sent (checked against the rules by the session).
-    pub searchmoves: Vec<String>,
-}
+/// The arguments of `go`: the engine's [`Limits`](crate::engine::Limits)
+/// with the `searchmoves` as sent (checked against the rules by the session).
+pub type GoParams = crate::engine::Limits<String>;
 
 /// Largest `analyze N` (the MultiPV option's range).
 pub const MAX_ANALYZE_LINES: u32 = 64;
@@ -151,41 +125,6 @@ impl fmt::Display for StartPos {
             StartPos::Start => f.write_str("startpos"),
             StartPos::Fen(fen) => write!(f, "fen {fen}"),
         }
-    }
-}
-
-impl fmt::Display for GoParams {
-    /// The arguments in canonical order, each preceded by a space.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let nums: [(&str, Option<u64>); 9] = [
-            ("depth", self.depth.map(u64::from)),
-            ("nodes", self.nodes),
-            ("movetime", self.movetime),
-            ("wtime", self.wtime),
-            ("btime", self.btime),
-            ("winc", self.winc),
-            ("binc", self.binc),
-            ("movestogo", self.movestogo.map(u64::from)),
-            ("trace", self.trace),
-        ];
-        for (k, v) in nums {
-            if let Some(v) = v {
-                write!(f, " {k} {v}")?;
-            }
-        }
-        if self.infinite {
-            f.write_str(" infinite")?;
-        }
-        if self.ponder {
-            f.write_str(" ponder")?;
-        }
-        if !self.searchmoves.is_empty() {
-            f.write_str(" searchmoves")?;
-            for m in &self.searchmoves {
-                write!(f, " {m}")?;
-            }
-        }
-        Ok(())
     }
 }
 

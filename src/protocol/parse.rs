@@ -245,20 +245,87 @@ fn go_args(i: &str) -> Res<'_, Command> {
         let at = rest;
         let (rest, key) = word(rest)?;
         let k = key.to_ascii_lowercase();
-        let taken = match k.as_str() {
-            "depth" => p.depth.is_some(),
-            "nodes" => p.nodes.is_some(),
-            "movetime" => p.movetime.is_some(),
-            "wtime" => p.wtime.is_some(),
-            "btime" => p.btime.is_some(),
-            "winc" => p.winc.is_some(),
-            "binc" => p.binc.is_some(),
-            "movestogo" => p.movestogo.is_some(),
-            "trace" => p.trace.is_some(),
-            "infinite" => p.infinite,
-            "ponder" => p.ponder,
+        // each limit once; `searchmoves` takes the rest of the line
+        let once = |taken: bool| {
+            if taken {
+                fail(at, "each go limit at most once")
+            } else {
+                Ok((rest, ()))
+            }
+        };
+        let ms = std::time::Duration::from_millis;
+        r = match k.as_str() {
+            "depth" => {
+                once(p.depth.is_some())?;
+                let what = "a depth from 1 to 127 after depth";
+                let (rest2, d) = number::<u32>(what)(rest)?;
+                if d == 0 || d > MAX_GO_DEPTH {
+                    return fail(rest.trim_start(), what);
+                }
+                p.depth = Some(d);
+                rest2
+            }
+            "nodes" => {
+                once(p.nodes.is_some())?;
+                let what = "a node count from 1 to 2^64-1 after nodes";
+                let (rest2, n) = number::<u64>(what)(rest)?;
+                if n == 0 {
+                    return fail(rest.trim_start(), what);
+                }
+                p.nodes = Some(n);
+                rest2
+            }
+            "movetime" => {
+                once(p.movetime.is_some())?;
+                let (rest2, n) = number::<u64>("milliseconds after movetime")(rest)?;
+                p.movetime = Some(ms(n));
+                rest2
+            }
+            "wtime" | "btime" | "winc" | "binc" => {
+                let field = match k.as_str() {
+                    "wtime" => &mut p.wtime,
+                    "btime" => &mut p.btime,
+                    "winc" => &mut p.winc,
+                    _ => &mut p.binc,
+                };
+                once(field.is_some())?;
+                let what = match k.as_str() {
+                    "wtime" => "milliseconds after wtime",
+                    "btime" => "milliseconds after btime",
+                    "winc" => "milliseconds after winc",
+                    _ => "milliseconds after binc",
+                };
+                let (rest2, n) = millis(what)(rest)?;
+                *field = Some(ms(n));
+                rest2
+            }
+            "movestogo" => {
+                once(p.movestogo.is_some())?;
+                let what = "a move count from 1 after movestogo";
+                let (rest2, n) = number::<u32>(what)(rest)?;
+                if n == 0 {
+                    return fail(rest.trim_start(), what);
+                }
+                p.movestogo = Some(n);
+                rest2
+            }
+            "trace" => {
+                once(p.trace.is_some())?;
+                let (rest2, n) = number::<u64>("a node count after trace")(rest)?;
+                p.trace = Some(n);
+                rest2
+            }
+            "infinite" => {
+                once(p.infinite)?;
+                p.infinite = true;
+                rest
+            }
+            "ponder" => {
+                once(p.ponder)?;
+                p.ponder = true;
+                rest
+            }
             "searchmoves" => {
-                // the moves take the rest of the line, as in UCI
                 let mut r = rest;
                 loop {
                     let (after, _) = space0(r)?;
@@ -275,76 +342,6 @@ fn go_args(i: &str) -> Res<'_, Command> {
                 return Ok((r, Command::Go(p)));
             }
             _ => return fail(at, GO_OPTION),
-        };
-        if taken {
-            return fail(at, "each go limit at most once");
-        }
-        r = match k.as_str() {
-            "depth" => {
-                let what = "a depth from 1 to 127 after depth";
-                let (rest2, d) = number::<u32>(what)(rest)?;
-                if d == 0 || d > MAX_GO_DEPTH {
-                    return fail(rest.trim_start(), what);
-                }
-                p.depth = Some(d);
-                rest2
-            }
-            "nodes" => {
-                let what = "a node count from 1 to 2^64-1 after nodes";
-                let (rest2, n) = number::<u64>(what)(rest)?;
-                if n == 0 {
-                    return fail(rest.trim_start(), what);
-                }
-                p.nodes = Some(n);
-                rest2
-            }
-            "movetime" => {
-                let (rest2, n) = number::<u64>("milliseconds after movetime")(rest)?;
-                p.movetime = Some(n);
-                rest2
-            }
-            "wtime" => {
-                let (rest2, n) = millis("milliseconds after wtime")(rest)?;
-                p.wtime = Some(n);
-                rest2
-            }
-            "btime" => {
-                let (rest2, n) = millis("milliseconds after btime")(rest)?;
-                p.btime = Some(n);
-                rest2
-            }
-            "winc" => {
-                let (rest2, n) = millis("milliseconds after winc")(rest)?;
-                p.winc = Some(n);
-                rest2
-            }
-            "binc" => {
-                let (rest2, n) = millis("milliseconds after binc")(rest)?;
-                p.binc = Some(n);
-                rest2
-            }
-            "movestogo" => {
-                let what = "a move count from 1 after movestogo";
-                let (rest2, n) = number::<u32>(what)(rest)?;
-                if n == 0 {
-                    return fail(rest.trim_start(), what);
-                }
-                p.movestogo = Some(n);
-                rest2
-            }
-            "trace" => {
-                let (rest2, n) = number::<u64>("a node count after trace")(rest)?;
-                p.trace = Some(n);
-                rest2
-            }
-            "infinite" => {
-                p.infinite = true;
-                rest
-            }
-            _ => {
-                p.ponder = true;
-                rest
-            }
         };
     }
 }

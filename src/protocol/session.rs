@@ -459,23 +459,24 @@ impl Session {
     }
 
     fn go(&mut self, p: GoParams, out: &mut Vec<Response>) {
-        let mut searchmoves: Vec<Move> = Vec::with_capacity(p.searchmoves.len());
-        for text in &p.searchmoves {
-            match self.game.position().parse_move(text) {
-                Ok(m) if searchmoves.contains(&m) => {
-                    out.push(Response::Error(format!(
-                        "go: searchmoves: {m} is given twice"
-                    )));
-                    return;
-                }
-                Ok(m) => searchmoves.push(m),
-                Err(e) => {
-                    out.push(Response::Error(format!("go: searchmoves: {e}")));
-                    return;
-                }
+        let pos = *self.game.position();
+        let mut seen: Vec<Move> = Vec::with_capacity(p.searchmoves.len());
+        let limits = p.try_map_moves(|text| match pos.parse_move(&text) {
+            Ok(m) if seen.contains(&m) => Err(format!("go: searchmoves: {m} is given twice")),
+            Ok(m) => {
+                seen.push(m);
+                Ok(m)
             }
-        }
-        if let Some(t) = p.trace {
+            Err(e) => Err(format!("go: searchmoves: {e}")),
+        });
+        let limits = match limits {
+            Ok(l) => l,
+            Err(e) => {
+                out.push(Response::Error(e));
+                return;
+            }
+        };
+        if let Some(t) = limits.trace {
             if t > self.config.max_trace_nodes {
                 out.push(Response::Error(format!(
                     "go: trace is capped at {} nodes in this session",
@@ -487,26 +488,9 @@ impl Session {
         if self.answered_game_over(false, out) {
             return;
         }
-        let pos = *self.game.position();
         if let Some(n) = self.engine().notice_before_search(&pos) {
             out.push(Response::InfoString(n));
         }
-        let ms = Duration::from_millis;
-        let limits = Limits {
-            depth: p.depth,
-            nodes: p.nodes,
-            movetime: p.movetime.map(ms),
-            wtime: p.wtime.map(ms),
-            btime: p.btime.map(ms),
-            winc: p.winc.map(ms),
-            binc: p.binc.map(ms),
-            movestogo: p.movestogo,
-            infinite: p.infinite,
-            ponder: p.ponder,
-            trace: p.trace,
-            multipv: None,
-            searchmoves,
-        };
         self.start_search(limits, Purpose::Go, out);
     }
 
