@@ -26,6 +26,7 @@ pub const FILES: &[(&str, &str, &str)] = &[
     ("board.js", include_str!("page/board.js"), JS),
     ("graph.js", include_str!("page/graph.js"), JS),
     ("analysis.js", include_str!("page/analysis.js"), JS),
+    ("view.js", include_str!("page/view.js"), JS),
     ("controls.js", include_str!("page/controls.js"), JS),
 ];
 
@@ -36,4 +37,31 @@ pub fn file(name: &str) -> Option<(&'static str, &'static str)> {
         .iter()
         .find(|(n, _, _)| *n == name)
         .map(|&(_, body, mime)| (body, mime))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page reads `win 500+N` as a database win: its constant is the
+    /// engine's.
+    #[test]
+    fn the_page_knows_the_engine_s_database_win_plies() {
+        let (game, _) = file("game.js").unwrap();
+        let want = format!("export const DB_PLIES = {};", kingme::search::DB_WIN_PLIES);
+        assert!(game.contains(&want), "game.js must say {want}");
+    }
+
+    /// Every module of the page is served (a module missing here fails to
+    /// load in the browser).
+    #[test]
+    fn every_page_module_is_served() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/page");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".js") || name.ends_with(".css") || name.ends_with(".html") {
+                assert!(file(&name).is_some(), "{name} is not served");
+            }
+        }
+    }
 }

@@ -10,6 +10,7 @@
 // - pdn.js       PDN text in and out; record.js loads and downloads records
 // - board.js     the board drawing; graph.js the evaluation graph;
 //                analysis.js the analysis panel
+// - view.js      the view as play.js and record.js call it (controls.js fills it)
 // - controls.js  input (squares, keys, buttons) and rendering of the page
 // - app.js       this file: start-up and the connection
 import { S, positionCmd } from './game.js';

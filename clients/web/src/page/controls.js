@@ -8,6 +8,7 @@ import { renderAnalysis } from './analysis.js';
 import { clockText } from './clock.js';
 import { playMove, goTo, undo, newGame, setMode, setMultiPV, playOnFromHere, now } from './play.js';
 import { downloadPdn, loadGameText } from './record.js';
+import { view } from './view.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -300,3 +301,6 @@ export function wire(reconnect) {
   });
   document.addEventListener('keydown', keyOnPage);
 }
+
+// the game's actions reach the view through this object (see view.js)
+Object.assign(view, { render, notice, showStats, clearStats });

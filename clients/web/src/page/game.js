@@ -1,7 +1,11 @@
 // The game state: the record (start position, moves, the engine's score of
 // each searched position, how it ended) and the position shown (the cursor),
 // plus what the engine said about that position. One object, S, that every
-// module reads; only play.js and controls.js change it.
+// module reads. Who changes what: the game's actions (play.js, record.js) the
+// record, the position shown and the engine's state; app.js the connection and
+// the settings read from the URL; controls.js the settings the person changes
+// and the move being entered; board.js the keyboard focus. Every field is
+// declared here.
 
 export const COLOR_NAME = { B: 'Black', W: 'White' };
 export const other = (c) => (c === 'B' ? 'W' : 'B');
@@ -30,6 +34,7 @@ export const S = {
   values: new Map(), // move -> exact { kind, n } (mover's view), when the engine knows
   database: null, // 'win' | 'draw' | 'loss' (side to move) when the databases know
   over: null, // { result, text }: the rules' verdict on the position shown
+  finalOver: undefined, // the rules' verdict on the game's last position, once seen (undefined: not yet)
   // The page:
   selected: [], // squares of the move being entered: from, then landings
   flipped: false, // the person's own flip, on top of "my side at the bottom"
@@ -83,7 +88,10 @@ export function toBlack(score, turn) {
   return score;
 }
 
-/** A database-found win is `win 500+N`: its length is not known. */
+/**
+ * A database-found win is `win 500+N`: its length is not known (the engine's
+ * DB_WIN_PLIES; a test of kingme-web checks that they agree).
+ */
 export const DB_PLIES = 500;
 
 /** Words for an exact score of `side` (`win N` from side's view), or null when not exact. */

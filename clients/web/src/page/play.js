@@ -5,7 +5,7 @@
 import { S, COLOR_NAME, atEnd, overNow, other, positionCmd, toBlack, truncate, firstToMove, startFenFor } from './game.js';
 import { parseBoardReply, parseFen } from './protocol.js';
 import { Clock } from './clock.js';
-import { render, notice, showStats } from './controls.js';
+import { view } from './view.js';
 
 export const now = () => performance.now();
 
@@ -68,8 +68,8 @@ export function tickClock() {
     c.left[flag] = 0;
     S.ended = { result: flag === 'B' ? '0-2' : '2-0', text: `${COLOR_NAME[flag]} lost on time` };
     if (S.thinking) interrupt();
-    notice(`${COLOR_NAME[flag]} ran out of time.`);
-    render();
+    view.notice(`${COLOR_NAME[flag]} ran out of time.`);
+    view.render();
   }
 }
 
@@ -77,7 +77,7 @@ export async function newGame(opts) {
   S.started = true;
   const epoch = interrupt();
   S.busy = true;
-  render();
+  view.render();
   const { variant, first, fen, human, level, clockMin, clockInc } = opts;
   S.human = human;
   S.level = level;
@@ -92,20 +92,20 @@ export async function newGame(opts) {
   S.selected = [];
   S.startFen = fen || startFenFor(variant, first);
   S.clock = clockMin > 0 ? new Clock(Math.round(clockMin * 60000), Math.round(clockInc * 1000), now()) : null;
-  notice('');
+  view.notice('');
   let errors = await setupEngine(variant);
   errors = errors.concat(await refresh());
   if (errors.length && S.startFen && fen) {
-    notice('That start position was refused: ' + errors.join('; ').replace(/^error /, '') + '. Playing from the start position.');
+    view.notice('That start position was refused: ' + errors.join('; ').replace(/^error /, '') + '. Playing from the start position.');
     S.startFen = startFenFor(variant, first);
     await refresh();
   } else if (errors.length) {
-    notice(errors.join('; '));
+    view.notice(errors.join('; '));
   }
   if (epoch !== S.epoch) return;
   S.busy = false;
   S.focus = null;
-  render(true);
+  view.render(true);
   afterChange();
 }
 
@@ -113,12 +113,12 @@ export async function newGame(opts) {
 export async function resume() {
   const epoch = interrupt();
   S.busy = true;
-  render();
+  view.render();
   const errors = (await setupEngine(S.variant)).concat(await refresh());
   if (epoch !== S.epoch) return;
-  notice(errors.length ? errors.join('; ') : 'Reconnected: the game goes on.');
+  view.notice(errors.length ? errors.join('; ') : 'Reconnected: the game goes on.');
   S.busy = false;
-  render(true);
+  view.render(true);
   afterChange();
 }
 
@@ -130,7 +130,7 @@ export function afterChange() {
   if (overNow() || !atEnd()) return;
   if (S.turn === S.human) {
     if (S.legal.length === 1 && S.legal[0].pass) {
-      notice('You have no legal move: your turn is passed.');
+      view.notice('You have no legal move: your turn is passed.');
       playMove(S.legal[0]);
     }
     return;
@@ -143,7 +143,7 @@ async function engineMove() {
   S.thinking = true;
   S.lines.clear();
   document.getElementById('live-info').textContent = '';
-  render();
+  view.render();
   const pre = [positionCmd(), `setoption name Level value ${S.level}`];
   if (S.engineMultiPV) pre.push('setoption name MultiPV value 1');
   await S.proto.request(pre);
@@ -160,14 +160,14 @@ async function engineMove() {
     S.history.push(book ? { text: res.best, mover, book: true } : { text: res.best, mover });
     S.ply = S.history.length;
     if (S.clock) S.clock.moved(mover, other(mover), now());
-    if (res.best === 'pass') notice('kingme has no legal move: its turn is passed.');
-    if (final) showStats(final, res.best);
+    if (res.best === 'pass') view.notice('kingme has no legal move: its turn is passed.');
+    if (final) view.showStats(final, res.best);
   }
   S.selected = [];
   S.lines.clear();
   await refresh();
   if (epoch !== S.epoch) return;
-  render();
+  view.render();
   afterChange();
 }
 
@@ -182,7 +182,7 @@ export async function playMove(m) {
   S.finalOver = undefined;
   if (S.clock && S.mode === 'play') S.clock.moved(mover, other(mover), now());
   S.busy = true;
-  render();
+  view.render();
   const errors = await refresh();
   if (epoch !== S.epoch) return;
   S.busy = false;
@@ -190,12 +190,12 @@ export async function playMove(m) {
     // Should not happen (the move came from the engine's list): take it back.
     S.history.pop();
     S.ply = S.history.length;
-    notice(errors.join('; '));
+    view.notice(errors.join('; '));
     await refresh();
   } else if (!m.pass) {
-    notice('');
+    view.notice('');
   }
-  render();
+  view.render();
   afterChange();
 }
 
@@ -207,11 +207,11 @@ export async function goTo(ply) {
   S.ply = ply;
   S.selected = [];
   S.busy = true;
-  render();
+  view.render();
   await refresh();
   if (epoch !== S.epoch) return;
   S.busy = false;
-  render();
+  view.render();
   afterChange();
 }
 
@@ -220,7 +220,7 @@ export async function undo() {
   if (!S.history.length) return;
   const epoch = interrupt();
   S.busy = true;
-  render();
+  view.render();
   let ply = S.history.length;
   while (ply > 0) {
     ply--;
@@ -229,11 +229,11 @@ export async function undo() {
   truncate(ply);
   S.ply = ply;
   S.selected = [];
-  notice('');
+  view.notice('');
   await refresh();
   if (epoch !== S.epoch) return;
   S.busy = false;
-  render();
+  view.render();
   afterChange();
 }
 
@@ -243,7 +243,7 @@ export function playOnFromHere() {
   interrupt();
   truncate(S.ply);
   S.finalOver = S.over;
-  render();
+  view.render();
   afterChange();
 }
 
@@ -252,7 +252,7 @@ export function setMode(mode) {
   interrupt();
   S.mode = mode;
   syncClock();
-  render();
+  view.render();
   afterChange();
 }
 
@@ -260,7 +260,7 @@ export function setMultiPV(n) {
   S.multipv = n;
   if (S.mode !== 'analyse') return;
   interrupt();
-  render();
+  view.render();
   afterChange();
 }
 
@@ -268,9 +268,9 @@ export function setMultiPV(n) {
 async function analyse() {
   const epoch = S.epoch;
   S.lines.clear();
-  if (overNow()) { render(); return; }
+  if (overNow()) { view.render(); return; }
   S.analysing = true;
-  render();
+  view.render();
   const pre = [positionCmd()];
   if (S.engineMultiPV) pre.push(`setoption name MultiPV value ${S.multipv}`);
   await S.proto.request(pre);
@@ -278,7 +278,7 @@ async function analyse() {
   await S.proto.go(S.engineMultiPV ? `analyze ${S.multipv}` : 'go infinite');
   if (epoch === S.epoch) {
     S.analysing = false;
-    render();
+    view.render();
   }
 }
 
@@ -287,5 +287,5 @@ export function onInfo(info) {
   if (info.depth === undefined || (!S.analysing && !S.thinking)) return;
   S.lines.set(info.multipv, info);
   if (S.analysing && info.multipv === 1 && info.score) S.evals.set(S.ply, toBlack(info.score, S.turn));
-  render();
+  view.render();
 }

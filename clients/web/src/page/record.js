@@ -5,7 +5,7 @@ import { S, firstToMove, gameResult, other } from './game.js';
 import { writePdn, pdnDate, parseGameText, PdnError } from './pdn.js';
 import { parseMove } from './protocol.js';
 import { interrupt, setupEngine, refresh, afterChange, syncClock } from './play.js';
-import { render, notice, clearStats } from './controls.js';
+import { view } from './view.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -80,7 +80,7 @@ export async function loadGameText(text) {
   const variant = g.variant || S.variant;
   const epoch = interrupt();
   S.busy = true;
-  render();
+  view.render();
   const start = g.fen ? `position fen ${g.fen}` : 'position startpos';
   const lines = [`setoption name Variant value ${variant}`, `newgame ${variant}`];
   for (let k = 0; k <= g.moves.length; k++) {
@@ -113,7 +113,7 @@ export async function loadGameText(text) {
     if (epoch !== S.epoch) return false;
     S.busy = false;
     message(`Not loaded: ${problem}. The current game is unchanged.` + (errors.length ? ' ' + errors.join('; ') : ''), true);
-    render();
+    view.render();
     afterChange();
     return false;
   }
@@ -140,12 +140,12 @@ export async function loadGameText(text) {
   if (epoch !== S.epoch) return false;
   S.busy = false;
   S.started = true;
-  clearStats();
-  notice('');
+  view.clearStats();
+  view.notice('');
   const who = S.names ? `${S.names.B} (Black) v ${S.names.W} (White)` : `from ${S.startFen || 'the start'}`;
   message(`Loaded ${moves.length} moves, ${who}${S.ended || finalOver ? ', ' + gameResult(finalOver) : ''}. Step through it with the arrows; a move played replaces the moves after it.`);
   syncClock();
-  render(true);
+  view.render(true);
   afterChange();
   return true;
 }

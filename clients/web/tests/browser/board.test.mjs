@@ -204,8 +204,9 @@ test('live info while the engine thinks, and Move now ends its search', async ()
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  // The person plays White, Black (kingme, level max: 1 s) moves first.
-  await page.goto(baseUrl + '?variant=english&color=W&first=B&level=max');
+  // The person plays White, Black (kingme, level max: 1 s) moves first, in a
+  // position its opening book does not hold (so it searches).
+  await page.goto(baseUrl + '?variant=english&color=W&level=max&fen=' + encodeURIComponent('B:W17,21,22,23,25,26,27,29,30,32:B1,2,3,5,6,7,9,10,11,12'));
   await page.waitForFunction(() => document.body.dataset.status === 'thinking');
   await page.waitForFunction(() => document.getElementById('live-info').textContent.startsWith('thinking: depth'));
   await page.screenshot({ path: path.join(SHOTS, 'english-engine-thinking.png') });
