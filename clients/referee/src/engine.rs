@@ -11,7 +11,7 @@ use kingme::protocol::{Refusal, Response, Token};
 use kingme::Variant;
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
@@ -20,9 +20,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// Longest engine line kept (the engine's own line limit); the rest of a
-/// longer line is dropped.
+/// Longest engine line read (the engine's own line limit); a longer line is
+/// skipped.
 const MAX_LINE: usize = kingme::server::MAX_LINE;
+use kingme::server::framing::read_bounded;
 /// Lines buffered between the reader thread and the referee.
 const CHANNEL_LINES: usize = 256;
 /// Last lines of a program's stderr kept for a crash report.
@@ -228,20 +229,19 @@ fn spawn_stderr_reader(input: impl Read + Send + 'static) -> Arc<Mutex<StderrTai
     let spawned = thread::Builder::new()
         .name("engine-stderr".into())
         .spawn(move || {
-            let mut r = BufReader::new(input);
-            while let Some(line) = read_line_bounded(&mut r) {
+            read_lines(input, |line| {
                 let line: String = line.chars().take(STDERR_LINE_CHARS).collect();
-                if line.trim().is_empty() {
-                    continue;
+                if !line.trim().is_empty() {
+                    let mut t = keep
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if t.lines.len() == STDERR_LINES {
+                        t.lines.pop_front();
+                    }
+                    t.lines.push_back(line);
                 }
-                let mut t = keep
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if t.lines.len() == STDERR_LINES {
-                    t.lines.pop_front();
-                }
-                t.lines.push_back(line);
-            }
+                true
+            });
             keep.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .done = true;
@@ -285,37 +285,23 @@ impl fmt::Debug for Engine {
     }
 }
 
-/// Reads lines of at most `MAX_LINE` bytes (longer ones are cut), without the
-/// line end; `None` at end of input or on a read error.
-fn read_line_bounded(r: &mut impl BufRead) -> Option<String> {
-    let mut buf = Vec::new();
-    loop {
-        let chunk = r.fill_buf().ok()?;
-        if chunk.is_empty() {
-            return if buf.is_empty() {
-                None
-            } else {
-                Some(finish(buf))
-            };
-        }
-        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        let room = MAX_LINE.saturating_sub(buf.len());
-        buf.extend_from_slice(&chunk[..used.min(room)]);
-        r.consume(used);
-        if done {
-            return Some(finish(buf));
-        }
-    }
-}
-
-fn finish(mut buf: Vec<u8>) -> String {
-    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+/// A line read from an engine, without its line end (`\r` too): an engine
+/// line over `MAX_LINE` bytes becomes an empty one (which the parsers skip),
+/// never buffered.
+fn line_text(line: Option<Vec<u8>>) -> String {
+    let mut buf = line.unwrap_or_default();
+    while matches!(buf.last(), Some(b'\r')) {
         buf.pop();
     }
     String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Reads `input` to its end as bounded lines (the engine's own reader,
+/// `kingme::server::framing`), handing each to `emit` until it returns false.
+fn read_lines(input: impl Read, mut emit: impl FnMut(String) -> bool) {
+    let _ = read_bounded(BufReader::new(input), b'\n', MAX_LINE, |l| {
+        emit(line_text(l))
+    });
 }
 
 fn spawn_reader(input: impl Read + Send + 'static) -> Receiver<String> {
@@ -323,12 +309,7 @@ fn spawn_reader(input: impl Read + Send + 'static) -> Receiver<String> {
     thread::Builder::new()
         .name("engine-reader".into())
         .spawn(move || {
-            let mut r = BufReader::new(input);
-            while let Some(line) = read_line_bounded(&mut r) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
+            read_lines(input, |line| tx.send(line).is_ok());
         })
         .expect("spawn reader thread");
     rx
@@ -652,11 +633,13 @@ mod tests {
     }
 
     #[test]
-    fn long_lines_are_cut() {
-        let data = format!("{}\nok\r\n", "x".repeat(MAX_LINE + 10));
-        let mut r = BufReader::new(data.as_bytes());
-        assert_eq!(read_line_bounded(&mut r).map(|l| l.len()), Some(MAX_LINE));
-        assert_eq!(read_line_bounded(&mut r).as_deref(), Some("ok"));
-        assert_eq!(read_line_bounded(&mut r), None);
+    fn a_long_line_is_skipped_and_the_next_one_read() {
+        let data = format!("{}\nok\r\nlast", "x".repeat(MAX_LINE + 10));
+        let mut lines = Vec::new();
+        read_lines(data.as_bytes(), |l| {
+            lines.push(l);
+            true
+        });
+        assert_eq!(lines, ["", "ok", "last"]);
     }
 }
