@@ -244,6 +244,7 @@ fn the_engine_answers_from_the_book_only_in_it_and_only_for_a_game_move() {
     let mut e = Engine::new();
     e.set(EngineOption::BookFile(path.display().to_string()))
         .unwrap();
+    e.set(EngineOption::OwnBook(true)).unwrap();
     let game = Game::new(Variant::English);
     let best = book.probe(game.position()).unwrap()[0];
     // in the book: the best book move, no search
@@ -295,6 +296,7 @@ fn book_variety_zero_is_deterministic_and_above_zero_varies() {
     let mut e = Engine::new();
     e.set(EngineOption::BookFile(path.display().to_string()))
         .unwrap();
+    e.set(EngineOption::OwnBook(true)).unwrap();
     let first = answer(&mut e, &game, movetime(1000)).1;
     for _ in 0..30 {
         assert_eq!(answer(&mut e, &game, movetime(1000)).1, first);
@@ -328,7 +330,7 @@ fn over_the_protocol_a_bad_book_is_one_error_and_the_engine_plays_on() {
         .spawn()
         .unwrap();
     let script = format!(
-        "setoption name BookFile value {}\nsetoption name BookFile value {}\nposition startpos\ngo movetime 3000\nquit\n",
+        "setoption name OwnBook value true\nsetoption name BookFile value {}\nsetoption name BookFile value {}\nposition startpos\ngo movetime 3000\nquit\n",
         path.display(),
         corrupt.display()
     );
@@ -407,4 +409,21 @@ fn the_command_line_builds_probes_counts_and_verifies() {
     let bad = dir.join("bad.kmb");
     let (ok, _, err) = run(&["book", "verify", "--book", bad.to_str().unwrap()]);
     assert!(!ok && err.contains("bad.kmb"), "{err}");
+}
+
+#[test]
+fn the_shipped_book_is_off_by_default_and_plays_when_turned_on() {
+    let game = Game::new(Variant::English);
+    let mut e = Engine::new();
+    assert!(!e.options().own_book);
+    let (events, _) = answer(&mut e, &game, movetime(50));
+    assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
+    // the shipped book holds the start and every ballot
+    let shipped = Book::shipped().unwrap();
+    assert!(shipped.len() > 157);
+    assert!(shipped.probe(game.position()).is_some());
+    e.set(EngineOption::OwnBook(true)).unwrap();
+    let (events, mv) = answer(&mut e, &game, movetime(2000));
+    assert!(matches!(events[0], Event::Book { .. }), "{events:?}");
+    assert_eq!(mv, shipped.probe(game.position()).unwrap()[0].mv);
 }

@@ -191,7 +191,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
         OptionSpec {
             name: "OwnBook".into(),
             hub: Some("book"),
-            kind: OptionKind::Check { default: true },
+            kind: OptionKind::Check { default: false },
         },
         OptionSpec {
             name: "BookFile".into(),

@@ -99,7 +99,8 @@ pub struct EngineOptions {
     pub egdb_pieces: u32,
     /// Root moves reported per iteration, best first (1: the best move only).
     pub multipv: usize,
-    /// Play from the opening book.
+    /// Play from the opening book (off by default: the shipped book has not
+    /// yet won its match, see `src/book/BOOK.md`).
     pub own_book: bool,
     /// The book file (empty: the shipped book).
     pub book_file: String,
@@ -122,7 +123,7 @@ impl Default for EngineOptions {
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
             multipv: 1,
-            own_book: true,
+            own_book: false,
             book_file: String::new(),
             book_variety: 0,
         }

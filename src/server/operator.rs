@@ -23,7 +23,7 @@ pub struct OperatorFiles {
     /// Evaluation weights every session starts with (a kingme weights file).
     #[arg(long, value_name = "FILE")]
     pub eval_file: Option<PathBuf>,
-    /// Opening book every session starts with (instead of the shipped book).
+    /// Opening book every session plays from (OwnBook on, this BookFile).
     #[arg(long, value_name = "FILE")]
     pub book: Option<PathBuf>,
 }
@@ -50,6 +50,7 @@ impl OperatorFiles {
                 .canonicalize()
                 .map_err(|e| format!("--book {}: {e}", f.display()))?;
             defaults.push(EngineOption::BookFile(f.to_string_lossy().into_owned()));
+            defaults.push(EngineOption::OwnBook(true));
         }
         let mut engine = Engine::new();
         for o in &defaults {

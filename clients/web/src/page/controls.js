@@ -267,6 +267,7 @@ export function formSettings() {
     fen: $('fen').value.trim(),
     human: $('color').value,
     level: $('level').value,
+    book: $('book').checked,
     clockMin: num('clock-min'),
     clockInc: num('clock-inc'),
   };
@@ -281,6 +282,7 @@ export function wire(reconnect) {
   $('flip').addEventListener('click', () => { S.flipped = !S.flipped; render(true); });
   $('movenow').addEventListener('click', () => S.proto && S.proto.stop(false));
   $('level').addEventListener('change', () => { S.level = $('level').value; });
+  $('book').addEventListener('change', () => { S.book = $('book').checked; });
   $('reconnect').addEventListener('click', reconnect);
   $('first-ply').addEventListener('click', () => goTo(0));
   $('prev-ply').addEventListener('click', () => goTo(S.ply - 1));

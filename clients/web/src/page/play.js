@@ -32,6 +32,7 @@ export async function setupEngine(variant) {
     `setoption name Variant value ${variant}`,
     `newgame ${variant}`,
     `setoption name Level value ${S.level}`,
+    `setoption name OwnBook value ${S.book}`,
   ]);
   return lines.filter((l) => l.startsWith('error'));
 }
@@ -78,9 +79,10 @@ export async function newGame(opts) {
   const epoch = interrupt();
   S.busy = true;
   view.render();
-  const { variant, first, fen, human, level, clockMin, clockInc } = opts;
+  const { variant, first, fen, human, level, book, clockMin, clockInc } = opts;
   S.human = human;
   S.level = level;
+  S.book = !!book;
   S.variant = variant;
   S.size = variant === 'mini' ? 6 : 8;
   S.history = [];
@@ -144,7 +146,7 @@ async function engineMove() {
   S.lines.clear();
   document.getElementById('live-info').textContent = '';
   view.render();
-  const pre = [positionCmd(), `setoption name Level value ${S.level}`];
+  const pre = [positionCmd(), `setoption name Level value ${S.level}`, `setoption name OwnBook value ${S.book}`];
   if (S.engineMultiPV) pre.push('setoption name MultiPV value 1');
   await S.proto.request(pre);
   if (epoch !== S.epoch) return;

@@ -374,8 +374,10 @@ async function atPly(page, n) {
 }
 
 test('at level max kingme plays its first move from the opening book, marked "book" in the record', async () => {
-  // kingme (Black) moves first from the start, which the shipped book holds.
-  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'max' });
+  // kingme (Black) moves first from the start, which the shipped book holds
+  // (the book is off unless the person turns it on: here by the URL).
+  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'max', book: 'on' });
+  assert.equal(await page.isChecked('#book'), true);
   assert.equal(await page.locator('#movelist td[data-ply="1"] .book').count(), 1, 'a book badge on move 1');
   assert.equal(await page.evaluate(() => window.kingme.S.history[0].book), true);
   assert.equal(await page.locator('#graph .pt[data-ply="0"]').count(), 1, 'its book value is on the graph');
