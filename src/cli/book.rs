@@ -208,10 +208,22 @@ fn moves_text(moves: &[kingme::book::BookMove]) -> String {
         .join(", ")
 }
 
-fn run_dump(a: &BookArg) -> Result<(), String> {
+/// Writes `lines` to stdout, stopping quietly when the reader has left (a
+/// closed pipe, as with `| head`).
+fn print_lines(lines: impl IntoIterator<Item = String>) {
     use std::io::Write;
-    let book = open(a)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for l in lines {
+        if writeln!(out, "{l}").is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
+}
+
+fn run_dump(a: &BookArg) -> Result<(), String> {
+    let book = open(a)?;
+    let mut lines = Vec::new();
     for e in book.view().entries() {
         let moves = book.probe(&e.pos).ok_or_else(|| {
             format!(
@@ -220,16 +232,15 @@ fn run_dump(a: &BookArg) -> Result<(), String> {
                 e.pos.to_fen()
             )
         })?;
-        if writeln!(out, "{}: {}", e.pos.to_fen(), moves_text(&moves)).is_err() {
-            break; // the reader left (a closed pipe)
-        }
+        lines.push(format!("{}: {}", e.pos.to_fen(), moves_text(&moves)));
     }
-    let _ = out.flush();
+    print_lines(lines);
     Ok(())
 }
 
 fn run_probe(a: &ProbeArgs) -> Result<(), String> {
     let book = open(&a.book)?;
+    let mut lines = Vec::new();
     for text in read_fens(&a.fens) {
         let text = text.trim();
         let pos = if text == "startpos" {
@@ -238,10 +249,11 @@ fn run_probe(a: &ProbeArgs) -> Result<(), String> {
             Position::from_fen(Variant::English, text).map_err(|e| format!("{text}: {e}"))?
         };
         match book.probe(&pos) {
-            None => println!("{text}: not in the book"),
-            Some(moves) => println!("{text}: {}", moves_text(&moves)),
+            None => lines.push(format!("{text}: not in the book")),
+            Some(moves) => lines.push(format!("{text}: {}", moves_text(&moves))),
         }
     }
+    print_lines(lines);
     Ok(())
 }
 
@@ -250,27 +262,29 @@ fn run_stats(a: &BookArg) -> Result<(), String> {
     let view = book.view();
     let roots = book::roots();
     let p = view.params;
-    println!(
+    let mut lines = Vec::new();
+    lines.push(format!(
         "{}: {} positions, depth {}, dropout {}, seed {}",
         book.name(),
         view.len(),
         p.depth,
         p.dropout,
         p.seed
-    );
+    ));
     let (plies, unreached) = stats::by_plies(&view, &roots);
     for (d, n) in plies.iter().enumerate() {
-        println!("plies {d:>2}: {n}");
+        lines.push(format!("plies {d:>2}: {n}"));
     }
     if unreached > 0 {
-        println!("not reached from a root: {unreached}");
+        lines.push(format!("not reached from a root: {unreached}"));
     }
     let deck = kingme::openings::acf_deck().map_err(|e| e.to_string())?;
     let per = stats::by_root(&view, &roots);
-    println!("start: {}", per[0]);
+    lines.push(format!("start: {}", per[0]));
     for (o, n) in deck.iter().zip(&per[1..]) {
-        println!("{}: {n}", o.name);
+        lines.push(format!("{}: {n}", o.name));
     }
+    print_lines(lines);
     Ok(())
 }
 
