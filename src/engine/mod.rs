@@ -77,6 +77,26 @@ pub struct Info {
     pub pv: Vec<Move>,
 }
 
+impl Default for Info {
+    /// Depth 0, a score of 0, no counts, no moves.
+    fn default() -> Info {
+        Info {
+            depth: 0,
+            seldepth: 0,
+            multipv: None,
+            score: Score::Eval(0),
+            nodes: 0,
+            prunes_max: 0,
+            prunes_min: 0,
+            tt_hits: 0,
+            egdb_probes: 0,
+            nps: 0,
+            time: Duration::ZERO,
+            pv: Vec::new(),
+        }
+    }
+}
+
 impl Info {
     /// Cut-offs in total.
     #[must_use]
@@ -110,16 +130,9 @@ impl Info {
         Info {
             depth,
             seldepth: depth,
-            multipv: None,
             score,
-            nodes: 0,
-            prunes_max: 0,
-            prunes_min: 0,
-            tt_hits: 0,
-            egdb_probes: 0,
-            nps: 0,
-            time: Duration::ZERO,
             pv: vec![mv],
+            ..Info::default()
         }
     }
 

@@ -119,20 +119,7 @@ fn parse_moves(w: &mut Words<'_>, variant: Variant) -> Result<Vec<Move>, ParseRe
 }
 
 fn parse_info(w: &mut Words<'_>, variant: Variant) -> Result<Info, ParseResponseError> {
-    let mut info = Info {
-        depth: 0,
-        seldepth: 0,
-        multipv: None,
-        score: Score::Eval(0),
-        nodes: 0,
-        prunes_max: 0,
-        prunes_min: 0,
-        tt_hits: 0,
-        egdb_probes: 0,
-        nps: 0,
-        time: Duration::ZERO,
-        pv: Vec::new(),
-    };
+    let mut info = Info::default();
     let mut prunes = None;
     while let Some(key) = w.next() {
         match key {
