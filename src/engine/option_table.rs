@@ -71,6 +71,8 @@ pub struct OptionSpec {
     pub hub: Option<&'static str>,
     /// Its type, default and range.
     pub kind: OptionKind,
+    /// What it does, in one line (the `help` command lists it).
+    pub help: &'static str,
 }
 
 /// The names of the engine's options, in handshake order.
@@ -120,6 +122,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 default: Level::Max.name().into(),
                 values: Level::ALL.iter().map(|l| l.name().into()).collect(),
             },
+            help: "strength and default think time: easy, medium, hard or max",
         },
         OptionSpec {
             name: "Hash".into(),
@@ -129,6 +132,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 min: 1,
                 max: MAX_HASH_MIB,
             },
+            help: "transposition table size in MiB",
         },
         OptionSpec {
             name: "Threads".into(),
@@ -138,16 +142,19 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 min: 1,
                 max: MAX_THREADS,
             },
+            help: "search threads",
         },
         OptionSpec {
             name: "Ponder".into(),
             hub: None,
             kind: OptionKind::Check { default: false },
+            help: "the GUI may send go ponder",
         },
         OptionSpec {
             name: "MiniTable".into(),
             hub: None,
             kind: OptionKind::Check { default: true },
+            help: "mini-checkers at level max: play perfectly from the solved table",
         },
         OptionSpec {
             name: "EvalWeights".into(),
@@ -155,6 +162,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text {
                 default: String::new(),
             },
+            help: "English: the hand-set evaluation with these name=value weights",
         },
         OptionSpec {
             name: "EGDBPath".into(),
@@ -162,6 +170,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text {
                 default: String::new(),
             },
+            help: "directory of the endgame databases (empty: the default one)",
         },
         OptionSpec {
             name: "EGDBPieces".into(),
@@ -171,6 +180,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 min: 0,
                 max: MAX_EGDB_PIECES,
             },
+            help: "probe the databases in positions of at most this many pieces (0: off)",
         },
         OptionSpec {
             name: "EvalFile".into(),
@@ -178,6 +188,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text {
                 default: "builtin".into(),
             },
+            help: "English evaluation: builtin, hand, or a kingme weights file",
         },
         OptionSpec {
             name: "MultiPV".into(),
@@ -187,11 +198,13 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 min: 1,
                 max: MAX_MULTIPV,
             },
+            help: "report the best N root moves each iteration",
         },
         OptionSpec {
             name: "OwnBook".into(),
             hub: Some("book"),
             kind: OptionKind::Check { default: false },
+            help: "English at level max: answer game moves from the opening book",
         },
         OptionSpec {
             name: "BookFile".into(),
@@ -199,6 +212,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text {
                 default: String::new(),
             },
+            help: "the opening book (empty: the one inside kingme)",
         },
         OptionSpec {
             name: "BookVariety".into(),
@@ -208,6 +222,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
                 min: 0,
                 max: MAX_BOOK_VARIETY,
             },
+            help: "choose among book moves within N centi-men of the best (0: the best)",
         },
     ]
 }

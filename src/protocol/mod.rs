@@ -28,7 +28,7 @@ pub use options::{
     engine_option_specs, parse_bool, parse_option, set_option, OptionError, OptionKind, OptionSpec,
 };
 pub use parse::shorten;
-pub use response::{Refusal, Response, HELP, PROTOCOL_VERSION};
+pub use response::{help_text, Refusal, Response, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
 pub use session::{Events, Flow, Session, SessionConfig, AUTH_REQUEST, EVENT_QUEUE};
 pub use token::{Token, TokenError, MAX_TOKEN};

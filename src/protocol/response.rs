@@ -168,7 +168,7 @@ impl fmt::Display for OptionLine<'_> {
 struct OptionLine<'a>(&'a str, &'a OptionKind);
 
 /// The text of `help`.
-pub const HELP: &str = "\
+const COMMANDS_HELP: &str = "\
 kingme commands (one per line; words in <> are yours to fill in):
   kingme | uci                 handshake: id lines, options, then kingmeok (uciok)
   isready                      answered by readyok, also while searching
@@ -188,6 +188,32 @@ kingme commands (one per line; words in <> are yours to fill in):
   auth <token>                 log in, when the server asks for a token
   quit                         close the session
 While a search runs only stop, ponderhit, isready and quit are accepted.";
+
+/// The help line of the session's own option Variant (the engine's options
+/// have theirs in its option table).
+pub(crate) const VARIANT_HELP: &str = "the rules: english or mini (changing it starts a new game)";
+/// The help line of the session's own option Reply.
+pub(crate) const REPLY_HELP: &str = "after play, the engine searches and plays its own move";
+
+/// The reply to `help`: the commands, then every option with its line of
+/// help (from the engine's option table).
+#[must_use]
+pub fn help_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut t = String::from(COMMANDS_HELP);
+        t.push_str(
+            "\nOptions (setoption name <N> value <V>; the handshake gives types and ranges):",
+        );
+        let mut line = |name: &str, help: &str| t.push_str(&format!("\n  {name:<12} {help}"));
+        line("Variant", VARIANT_HELP);
+        for spec in crate::engine::option_table::engine_option_specs() {
+            line(&spec.name, spec.help);
+        }
+        line("Reply", REPLY_HELP);
+        t
+    })
+}
 
 impl fmt::Display for Response {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -309,7 +335,7 @@ impl fmt::Display for Response {
                 }
                 Ok(())
             }
-            Response::Help => f.write_str(HELP),
+            Response::Help => f.write_str(help_text()),
             Response::AuthOk => f.write_str("authok"),
             Response::Error(e) => write!(f, "error {e}"),
             Response::Refused(r) => write!(f, "error {r}"),

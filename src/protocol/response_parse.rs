@@ -8,7 +8,7 @@
 //! [`Response::parse_in`] either variant.
 
 use super::options::OptionKind;
-use super::response::{Refusal, Response, HELP};
+use super::response::{help_text, Refusal, Response};
 use crate::board::{Color, EndReason, GameEnd, Move, Outcome, Variant};
 use crate::engine::{Info, Score, TraceNode};
 use std::str::FromStr;
@@ -346,7 +346,7 @@ impl Response {
     /// `\n`), moves on the board of `variant`.
     pub fn parse_in(variant: Variant, text: &str) -> Result<Response, ParseResponseError> {
         let text = text.strip_suffix('\r').unwrap_or(text);
-        if text == HELP {
+        if text == help_text() {
             return Ok(Response::Help);
         }
         if text.contains('\n') {

@@ -802,6 +802,27 @@ mod tests {
                 expected.join(", ")
             ))]
         );
+        // `help` lists the same options, each with its line of help
+        out.clear();
+        session.handle_line(b"help", &mut out);
+        let text: String = out.iter().map(ToString::to_string).collect();
+        let listed: Vec<(&str, usize)> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Options"))
+            .skip(1)
+            .map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next().unwrap_or(""), w.count())
+            })
+            .collect();
+        assert_eq!(
+            listed
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .collect::<Vec<_>>(),
+            expected
+        );
+        assert!(listed.iter().all(|&(_, words)| words >= 2), "{text}");
         let e = options::parse_option("Bogus", "1").unwrap_err().to_string();
         assert_eq!(
             e,

@@ -3,6 +3,7 @@
 //! option list, and `setoption` (caps, the budget, the file policy).
 
 use super::*;
+use crate::protocol::response::{REPLY_HELP, VARIANT_HELP};
 
 impl Session {
     pub(super) fn engine(&mut self) -> &mut Engine {
@@ -82,6 +83,7 @@ impl Session {
                 default: Variant::English.name().into(),
                 values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
             },
+            help: VARIANT_HELP,
         }];
         for mut s in engine_option_specs() {
             if let OptionKind::Spin { default, max, .. } = &mut s.kind {
@@ -101,6 +103,7 @@ impl Session {
             name: "Reply".into(),
             hub: None,
             kind: OptionKind::Check { default: false },
+            help: REPLY_HELP,
         });
         specs
     }
