@@ -286,26 +286,22 @@ impl<'a> View<'a> {
                 expected,
             });
         }
+        let view = View::trusted(bytes);
+        view.check_fields(n_moves).map_err(bad)?;
+        Ok(view)
+    }
+
+    /// A view of bytes that [`View::new`] accepted before (the header is
+    /// read again, nothing else is checked).
+    pub(super) fn trusted(bytes: &'a [u8]) -> View<'a> {
+        let len = u32_at(bytes, 16) as usize;
         let split = HEADER_BYTES + len * ENTRY_BYTES;
-        let view = View {
+        View {
             params: BookParams {
                 depth: u32_at(bytes, 24),
                 dropout: u32_at(bytes, 28),
                 seed: u64_at(bytes, 32),
             },
-            entries: &bytes[HEADER_BYTES..split],
-            moves: &bytes[split..],
-            len,
-        };
-        view.check_fields(n_moves).map_err(bad)?;
-        Ok(view)
-    }
-
-    /// A view of bytes that [`View::new`] accepted before.
-    pub(super) fn trusted(bytes: &'a [u8], params: BookParams, len: usize) -> View<'a> {
-        let split = HEADER_BYTES + len * ENTRY_BYTES;
-        View {
-            params,
             entries: &bytes[HEADER_BYTES..split],
             moves: &bytes[split..],
             len,

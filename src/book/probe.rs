@@ -27,20 +27,21 @@ impl Bytes {
     }
 }
 
+/// Largest book file opened (1 GiB: some ten million positions).
+pub const MAX_BOOK_BYTES: u64 = 1 << 30;
+
 /// An opening book, checked when opened.
 pub struct Book {
     bytes: Bytes,
     /// Where it came from (a path, or `shipped book`).
     name: String,
-    params: BookParams,
-    len: usize,
 }
 
 impl std::fmt::Debug for Book {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Book")
             .field("name", &self.name)
-            .field("positions", &self.len)
+            .field("positions", &self.len())
             .finish_non_exhaustive()
     }
 }
@@ -69,6 +70,14 @@ impl Book {
             source,
         };
         let file = crate::files::open_regular(path).map_err(io)?;
+        // the whole file is checked when opened: bound what that reads
+        let size = file.metadata().map_err(io)?.len();
+        if size > MAX_BOOK_BYTES {
+            return Err(BookError::Format {
+                path: name,
+                reason: format!("{size} bytes, more than a book may hold ({MAX_BOOK_BYTES})"),
+            });
+        }
         // SAFETY: the map is read-only; a file changed under it while open is
         // caught by the checksum at open, and afterwards can only give moves
         // that are checked for legality before use.
@@ -97,14 +106,8 @@ impl Book {
     }
 
     fn from_bytes(bytes: Bytes, name: String) -> Result<Book, BookError> {
-        let view = View::new(bytes.get(), &name)?;
-        let (params, len) = (view.params, view.len());
-        Ok(Book {
-            bytes,
-            name,
-            params,
-            len,
-        })
+        View::new(bytes.get(), &name)?;
+        Ok(Book { bytes, name })
     }
 
     /// The view of the bytes (checked when the book was opened).
@@ -122,19 +125,19 @@ impl Book {
     /// Positions in the book.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.len
+        self.view().len()
     }
 
     /// Whether the book holds no position.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.view().is_empty()
     }
 
     /// The parameters it was built with.
     #[must_use]
     pub fn params(&self) -> BookParams {
-        self.params
+        self.view().params
     }
 
     /// The book's moves in `pos`, best first; `None` when the position is not
@@ -172,7 +175,7 @@ impl Book {
     /// The view without checking the bytes again (they were checked when the
     /// book was opened).
     fn view_unchecked(&self) -> View<'_> {
-        View::trusted(self.bytes.get(), self.params, self.len)
+        View::trusted(self.bytes.get())
     }
 }
 
