@@ -1,12 +1,15 @@
 //! One DXP connection: its game, clock and search as a state machine that
 //! consumes messages and search answers and produces messages. It does no
-//! I/O: the server's handler reads, writes and paces the messages.
+//! I/O: the server's [driver](crate::server::driver) runs it, and the DXP
+//! transport reads, writes and paces the messages.
 
 use super::board::{color_of, find_move, move_message, parse_board};
 use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError};
 use super::DxpConfig;
 use crate::board::{join_or_none, Color, Game, Move, Outcome, Position, Variant};
 use crate::engine::{Engine, Event, Limits, SearchId, SearchSlot};
+use crate::protocol::Flow;
+use crate::server::driver::{Driven, Notice};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -56,6 +59,9 @@ pub(super) struct Connection {
     pub(super) out: Vec<DxpMessage>,
     /// Close the connection once `out` is written (a refused request).
     pub(super) closing: bool,
+    /// A game has been accepted on this connection (until then the
+    /// handshake deadline applies).
+    pub(super) accepted: bool,
 }
 
 impl Connection {
@@ -166,6 +172,7 @@ impl Connection {
         );
         let name = self.config.name.clone();
         self.send(DxpMessage::GameAcc { name, code: 0 });
+        self.accepted = true;
         self.next_turn();
     }
 
@@ -263,9 +270,49 @@ impl Connection {
             }
         }
     }
+}
 
-    /// Calls off the search, if any, and waits for its thread.
-    pub(super) fn finish(&mut self) {
+/// A DXP connection as the server's driver runs it: messages in and out, our
+/// searches' answers as its events, the handshake deadline as the
+/// authentication timeout. DXP has no words for the driver's notices.
+impl Driven for Connection {
+    type Input = Result<DxpMessage, ParseDxpError>;
+    type Output = DxpMessage;
+    type Event = (SearchId, Option<Move>);
+
+    fn handle(&mut self, input: Self::Input, out: &mut Vec<DxpMessage>) -> Flow {
+        Connection::handle(self, Input::Message(input));
+        out.append(&mut self.out);
+        if self.closing {
+            Flow::Quit
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn handle_event(&mut self, (id, mv): Self::Event, out: &mut Vec<DxpMessage>) {
+        Connection::handle(self, Input::Search { id, mv });
+        out.append(&mut self.out);
+    }
+
+    fn notice(&self, _notice: Notice) -> Option<DxpMessage> {
+        None
+    }
+
+    fn is_searching(&self) -> bool {
+        self.search.is_busy()
+    }
+
+    fn is_authed(&self) -> bool {
+        self.accepted
+    }
+
+    /// The peer has closed: our search is called off.
+    fn input_closed(&mut self, _out: &mut Vec<DxpMessage>) {
+        self.cancel_search();
+    }
+
+    fn stop(&mut self, _out: &mut Vec<DxpMessage>) {
         self.cancel_search();
     }
 }

@@ -1,12 +1,14 @@
 //! The DXP server: the shared [`listener`] (a task per connection, up to
 //! [`DxpConfig::max_games`]; one more has its game request refused), each
-//! connection's [`Connection`] driven by one loop; searches run on engine
-//! threads.
+//! connection's [`Connection`] run by the shared
+//! [`driver`](crate::server::driver) over NUL-framed messages; searches run
+//! on engine threads.
 
 use super::codec::DxpCodec;
-use super::connection::{Connection, Input};
-use super::message::DxpMessage;
+use super::connection::Connection;
+use super::message::{DxpMessage, ParseDxpError};
 use crate::engine::{Engine, EngineError, EngineOption, SearchSlot};
+use crate::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use crate::server::listener::{self, Shutdown};
 use crate::server::shutdown_signal;
 use futures_util::{SinkExt, StreamExt};
@@ -63,8 +65,9 @@ impl DxpConfig {
     }
 }
 
-/// Serves one connection until the peer closes it, goes idle, stops reading,
-/// or the server shuts down. Our search's answers are read before messages.
+/// Serves one connection with the server's driver until the peer closes it,
+/// goes idle, stops reading, has no game accepted in time, or the server
+/// shuts down.
 async fn handle(
     socket: TcpStream,
     peer: SocketAddr,
@@ -72,18 +75,28 @@ async fn handle(
     mut shutdown: Shutdown,
 ) {
     let _ = socket.set_nodelay(true);
-    let mut framed = Framed::new(socket, DxpCodec::default());
     let mut engine = Engine::new();
     for o in &config.options {
         if let Err(e) = engine.set(o.clone()) {
             tracing::warn!(error = %e, "engine option ignored");
         }
     }
-    let (answers, mut answered) = mpsc::channel(16);
+    let (answers, answered) = mpsc::channel(16);
     let idle = config.idle_timeout.max(Duration::from_millis(1));
-    let config_handshake = config.handshake_timeout;
-    let gap = config.message_gap;
-    let mut conn = Connection {
+    let drive_config = DriveConfig {
+        greet: false,
+        idle_timeout: Some(idle),
+        auth_timeout: Some(config.handshake_timeout),
+        write_timeout: Some(idle),
+        at_end: AtEnd::Stop,
+        close_grace: Some(Duration::from_secs(5)),
+    };
+    let transport = DxpFramed {
+        framed: Framed::new(socket, DxpCodec::default()),
+        gap: config.message_gap,
+        last_write: None,
+    };
+    let conn = Connection {
         config,
         engine,
         peer,
@@ -92,49 +105,47 @@ async fn handle(
         answers,
         out: Vec::new(),
         closing: false,
+        accepted: false,
     };
-    let handshake_at = Instant::now() + config_handshake;
-    let mut last_input = Instant::now();
-    let mut last_write: Option<Instant> = None;
-    // until a game is accepted, the handshake deadline applies
-    let mut accepted = false;
-    let why = 'serve: loop {
-        for m in std::mem::take(&mut conn.out) {
-            // pydraughts reads one message per recv(): one write each, paced
-            if let Some(t) = last_write {
-                tokio::time::sleep_until(t + gap).await;
-            }
-            match timeout(idle, framed.send(&m)).await {
-                Ok(Ok(())) => last_write = Some(Instant::now()),
-                Ok(Err(_)) => break 'serve "write error",
-                Err(_) => break 'serve "write timeout",
-            }
+    drive(transport, conn, answered, drive_config, async move {
+        shutdown.recv().await;
+    })
+    .await;
+    tracing::info!(%peer, "connection closed");
+}
+
+/// A TCP connection framed in DXP messages, written one per write and at
+/// least [`DxpConfig::message_gap`] apart (pydraughts reads one message per
+/// `recv()`).
+struct DxpFramed {
+    framed: Framed<TcpStream, DxpCodec>,
+    gap: Duration,
+    last_write: Option<Instant>,
+}
+
+impl Transport for DxpFramed {
+    type In = Result<DxpMessage, ParseDxpError>;
+    type Out = DxpMessage;
+
+    async fn read(&mut self) -> Inbound<Self::In> {
+        match self.framed.next().await {
+            Some(Ok(m)) => Inbound::Lines(vec![m]),
+            Some(Err(e)) => Inbound::Failed(e.to_string()),
+            None => Inbound::Ended,
         }
-        if conn.closing {
-            break "game request refused";
+    }
+
+    async fn write(&mut self, out: Vec<DxpMessage>) -> std::io::Result<()> {
+        for m in out {
+            if let Some(t) = self.last_write {
+                tokio::time::sleep_until(t + self.gap).await;
+            }
+            tracing::debug!("send {m}");
+            self.framed.send(&m).await?;
+            self.last_write = Some(Instant::now());
         }
-        let input = tokio::select! {
-            biased;
-            Some((id, mv)) = answered.recv() => Input::Search { id, mv },
-            frame = framed.next() => match frame {
-                Some(Ok(m)) => {
-                    last_input = Instant::now();
-                    Input::Message(m)
-                }
-                Some(Err(_)) => break "read error",
-                None => break "closed by peer",
-            },
-            () = tokio::time::sleep_until(last_input + idle) => break "idle timeout",
-            () = tokio::time::sleep_until(handshake_at), if !accepted => break "no game request in time",
-            () = shutdown.recv() => break "server shutting down",
-        };
-        conn.handle(input);
-        accepted |= conn.game.is_some();
-    };
-    tracing::info!(%peer, why, "connection closed");
-    drop(framed);
-    // calling the search off joins its thread: off the async workers
-    let _ = tokio::task::spawn_blocking(move || conn.finish()).await;
+        Ok(())
+    }
 }
 
 /// Answers a connection over the limit: its game request gets GAMEACC code 3

@@ -3,7 +3,8 @@
 use super::connection::{Connection, Input, Match};
 use super::*;
 use crate::board::{Color, Game, Move, Position, Variant};
-use crate::engine::{Engine, EngineOption, Fault, Level, SearchId, SearchSlot};
+use crate::engine::fault::{self, Fault};
+use crate::engine::{Engine, EngineOption, Level, SearchId, SearchSlot};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -224,7 +225,7 @@ fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchI
     let (answers, answered) = tokio_mpsc::channel(8);
     let mut engine = Engine::new();
     engine.set(EngineOption::Level(Level::Easy)).unwrap();
-    engine.inject_fault(fault);
+    fault::inject(fault);
     let conn = Connection {
         config: Arc::new(DxpConfig::default()),
         engine,
@@ -241,6 +242,7 @@ fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchI
         answers,
         out: Vec::new(),
         closing: false,
+        accepted: true,
     };
     (conn, answered)
 }

@@ -14,6 +14,7 @@
 //!   searching, answered), shared by the kingme session, Hub and DXP.
 
 mod answer;
+pub(crate) mod fault;
 mod handle;
 mod level;
 mod limits;
@@ -41,6 +42,7 @@ use crate::search::tt::{TableAllocError, TranspositionTable};
 use crate::search::{self, Control, History, Iteration, SearchReport, Stats};
 pub use crate::search::{Score, TraceNode};
 use answer::{Answer, AnswerGuard, SharedAnswer};
+use fault::Fault;
 use own_book::BookState;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -184,9 +186,6 @@ pub struct Engine {
     options: EngineOptions,
     /// Allocated by the first search, so an idle session costs no table.
     tt: Option<Arc<TranspositionTable>>,
-    /// A failure to inject into the next search (unit tests only).
-    #[cfg(test)]
-    fault: Option<Fault>,
     /// The endgame databases, opened on first use.
     egdb: Egdb,
     /// A line about the databases for the user, said once.
@@ -328,7 +327,8 @@ struct SearchJob {
     wait_for_table: bool,
     tt: Arc<TranspositionTable>,
     control: Arc<Control>,
-    fault: Option<Fault>,
+    /// The search thread panics (an injected fault).
+    panic_in_search: bool,
 }
 
 impl SearchJob {
@@ -341,7 +341,7 @@ impl SearchJob {
         }
         let mut rep = Reporter {
             answer: &guard.0,
-            panic_in_search: self.fault == Some(Fault::PanicInSearch),
+            panic_in_search: self.panic_in_search,
         };
         let res = search::search(
             &self.pos,
@@ -362,19 +362,6 @@ impl SearchJob {
     }
 }
 
-/// Failures the unit tests inject into the next search of an engine, to check
-/// that every search still answers.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) enum Fault {
-    /// The search thread panics at its first iteration.
-    PanicInSearch,
-    /// No search thread can be started.
-    NoThread,
-    /// The next transposition table can't be allocated.
-    NoMemory,
-}
-
 impl Engine {
     /// An engine with default options.
     #[must_use]
@@ -382,29 +369,10 @@ impl Engine {
         Engine {
             options: EngineOptions::default(),
             tt: None,
-            #[cfg(test)]
-            fault: None,
             egdb: Egdb::Unopened,
             egdb_notice: None,
             book: BookState::Unopened,
         }
-    }
-
-    /// Makes the next search fail as `fault` says (unit tests only).
-    #[cfg(test)]
-    pub(crate) fn inject_fault(&mut self, fault: Fault) {
-        self.fault = Some(fault);
-    }
-
-    #[cfg(test)]
-    fn take_fault(&mut self) -> Option<Fault> {
-        self.fault.take()
-    }
-
-    #[cfg(not(test))]
-    #[allow(clippy::unused_self)]
-    fn take_fault(&mut self) -> Option<Fault> {
-        None
     }
 
     /// The current options.
@@ -440,7 +408,7 @@ impl Engine {
         let option_copy = option.clone();
         options.apply(option);
         if options.hash_mib != self.options.hash_mib {
-            self.tt = Some(Arc::new(self.allocate_table(options.hash_mib)?));
+            self.tt = Some(Arc::new(allocate_table(options.hash_mib)?));
         }
         if let EngineOption::BookFile(path) = &option_copy {
             self.book = BookState::Open(own_book::open_book(path)?);
@@ -461,16 +429,6 @@ impl Engine {
         }
         self.options = options;
         Ok(())
-    }
-
-    /// A new table of `mib` MiB.
-    fn allocate_table(&mut self, mib: usize) -> Result<TranspositionTable, TableAllocError> {
-        #[cfg(test)]
-        if self.fault == Some(Fault::NoMemory) {
-            self.fault = None;
-            return Err(TableAllocError { mib });
-        }
-        TranspositionTable::try_new(mib)
     }
 
     /// The endgame databases searches probe, looked for on the first call in
@@ -532,7 +490,7 @@ impl Engine {
             return Arc::clone(tt);
         }
         let mib = self.options.hash_mib;
-        let tt = self.allocate_table(mib).unwrap_or_else(|e| {
+        let tt = allocate_table(mib).unwrap_or_else(|e| {
             tracing::warn!(error = %e, "using the smallest transposition table");
             TranspositionTable::try_new(1).expect("memory for a 1 MiB table")
         });
@@ -648,10 +606,10 @@ impl Engine {
             wait_for_table,
             tt: self.table(),
             control: Arc::clone(&control),
-            fault: self.take_fault(),
+            panic_in_search: fault::take(Fault::PanicInSearch),
         };
         job.tt.new_search();
-        let no_thread = job.fault == Some(Fault::NoThread);
+        let no_thread = fault::take(Fault::NoThread);
         let guard = AnswerGuard(Arc::clone(&answer));
         let thread = if no_thread {
             Err(std::io::Error::other("no thread (injected fault)"))
@@ -773,6 +731,14 @@ pub fn history_of(game: &Game) -> History {
     }
 }
 
+/// A new table of `mib` MiB.
+fn allocate_table(mib: usize) -> Result<TranspositionTable, TableAllocError> {
+    if fault::take(Fault::NoMemory) {
+        return Err(TableAllocError { mib });
+    }
+    TranspositionTable::try_new(mib)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -782,7 +748,7 @@ mod tests {
         let mut e = Engine::new();
         e.set(EngineOption::Hash(2)).unwrap();
         let before = Arc::clone(e.tt.as_ref().unwrap());
-        e.inject_fault(Fault::NoMemory);
+        fault::inject(Fault::NoMemory);
         let err = e.set(EngineOption::Hash(8)).unwrap_err();
         assert_eq!(err, EngineError::NoMemory(TableAllocError { mib: 8 }));
         assert_eq!(e.hash_mib(), 2);

@@ -12,14 +12,12 @@ pub struct SearchId(u64);
 /// Where a slot stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Phase {
-    /// No search yet, or the last one was called off.
+    /// No search: none yet, or the last one answered or was called off.
     Idle,
     /// Waiting for a search permit; no thread runs yet.
     Queued,
     /// A search runs; its answer is owed.
     Searching,
-    /// The last search has answered.
-    Answered,
 }
 
 /// What [`SearchSlot::stop`] did.
@@ -47,7 +45,6 @@ enum State<T> {
         /// Released with the search.
         _permit: Option<SlotToken>,
     },
-    Answered,
 }
 
 /// What a front end holds for as long as its search runs (a server's search
@@ -87,7 +84,6 @@ impl<T> SearchSlot<T> {
             State::Idle => Phase::Idle,
             State::Queued { .. } => Phase::Queued,
             State::Searching { .. } => Phase::Searching,
-            State::Answered => Phase::Answered,
         }
     }
 
@@ -118,7 +114,7 @@ impl<T> SearchSlot<T> {
     pub fn context(&self) -> Option<&T> {
         match &self.state {
             State::Queued { context, .. } | State::Searching { context, .. } => Some(context),
-            State::Idle | State::Answered => None,
+            State::Idle => None,
         }
     }
 
@@ -126,7 +122,7 @@ impl<T> SearchSlot<T> {
     pub fn context_mut(&mut self) -> Option<&mut T> {
         match &mut self.state {
             State::Queued { context, .. } | State::Searching { context, .. } => Some(context),
-            State::Idle | State::Answered => None,
+            State::Idle => None,
         }
     }
 
@@ -179,7 +175,7 @@ impl<T> SearchSlot<T> {
     /// search's context comes back. `None` when no search runs (the answer
     /// is not owed).
     pub fn answer(&mut self) -> Option<T> {
-        match std::mem::replace(&mut self.state, State::Answered) {
+        match std::mem::replace(&mut self.state, State::Idle) {
             State::Searching { context, .. } => Some(context),
             other => {
                 self.state = other;
@@ -209,7 +205,7 @@ impl<T> SearchSlot<T> {
                 State::Queued { context, .. } => Stopped::Unstarted(context),
                 _ => unreachable!("matched as queued"),
             },
-            State::Idle | State::Answered => Stopped::Nothing,
+            State::Idle => Stopped::Nothing,
         }
     }
 
@@ -219,7 +215,7 @@ impl<T> SearchSlot<T> {
         match &mut self.state {
             State::Searching { handle, .. } => handle.ponderhit(),
             State::Queued { limits, .. } => limits.ponder = false,
-            State::Idle | State::Answered => {}
+            State::Idle => {}
         }
     }
 
@@ -296,7 +292,7 @@ mod tests {
         );
         best_move(&rx);
         assert_eq!(slot.answer(), Some("go"));
-        assert_eq!(slot.phase(), Phase::Answered);
+        assert_eq!(slot.phase(), Phase::Idle);
         assert!(!slot.is_busy());
         assert_eq!(slot.answer(), None, "one answer per search");
         assert_eq!(slot.stop(), Stopped::Nothing);
@@ -342,6 +338,6 @@ mod tests {
         slot.stop();
         best_move(&rx);
         assert_eq!(slot.answer_of(new), Some("new"));
-        assert_eq!(slot.phase(), Phase::Answered);
+        assert_eq!(slot.phase(), Phase::Idle);
     }
 }

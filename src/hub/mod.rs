@@ -30,33 +30,16 @@
 //!
 //! - [`wire`]: Hub's line syntax, positions and moves.
 //! - [`session`]: `HubSession`, lines and search events in, lines out.
-//! - [`runner`]: the stdin reader and the loop that drives a session.
+//! - [`runner`]: the session on stdin and stdout, driven by the server's
+//!   [`driver`](crate::server::driver) like every other front end.
 
 mod runner;
 mod session;
 pub mod wire;
 
 pub use crate::protocol::Flow;
-pub use runner::{read_input, run, serve};
+pub use runner::{run, serve};
 pub use session::{format_score, HubSession};
-
-use crate::engine::Event;
-
-/// Longest input line in bytes: the one limit of every kingme front end.
-pub const MAX_LINE: usize = crate::server::MAX_LINE;
-
-/// What the session loop consumes: input lines and search events.
-#[derive(Debug)]
-pub enum Input {
-    /// One line of input (without its newline).
-    Line(String),
-    /// A line longer than [`MAX_LINE`] was skipped.
-    TooLong,
-    /// End of input.
-    Closed,
-    /// An event of the running search.
-    Search(Event),
-}
 
 #[cfg(test)]
 mod tests;

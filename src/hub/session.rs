@@ -2,11 +2,13 @@
 //! input lines and search events into output lines.
 
 use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
-use super::{Flow, Input, MAX_LINE};
+use super::Flow;
 use crate::board::{Game, Position, Variant};
 use crate::engine::option_table::OptionKind;
 use crate::engine::{Engine, Event, Info, Limits, Score, SearchSlot};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use crate::protocol::events::{self, EventSender, Events};
+use crate::server::driver::{Driven, Notice};
+use crate::server::Line;
 use std::time::Duration;
 
 /// One Hub session: options, the position, the search level, the running search.
@@ -19,9 +21,9 @@ pub struct HubSession {
     pub(super) level: Limits,
     /// The search, and the position its `done` and `info` moves are read in.
     pub(super) search: SearchSlot<Position>,
-    /// Input has ended: quit once the running search has reported.
-    pub(super) closing: bool,
-    pub(super) events: SyncSender<Input>,
+    /// `quit` was read: the stopped search's `done` is not written.
+    pub(super) quit: bool,
+    pub(super) events: EventSender,
 }
 
 fn secs(s: &str) -> Option<Duration> {
@@ -44,56 +46,26 @@ pub fn format_score(score: Score) -> String {
 }
 
 impl HubSession {
-    /// A session whose searches report into `events` (the same channel that
-    /// carries the input lines).
+    /// A session, and the events its searches send.
     #[must_use]
-    pub fn new(events: SyncSender<Input>) -> HubSession {
-        HubSession {
+    pub fn new() -> (HubSession, Events) {
+        let (tx, rx) = events::channel();
+        let session = HubSession {
             engine: Engine::new(),
             variant: Variant::English,
             game: Ok(Game::new(Variant::English)),
             level: Limits::default(),
             search: SearchSlot::new(),
-            closing: false,
-            events,
-        }
+            quit: false,
+            events: tx,
+        };
+        (session, rx)
     }
 
     /// Whether a search is running.
     #[must_use]
     pub fn is_searching(&self) -> bool {
         self.search.is_busy()
-    }
-
-    /// Handles one input.
-    pub fn handle(&mut self, input: Input, out: &mut Vec<String>) -> Flow {
-        match input {
-            Input::Line(l) => self.handle_line(&l, out),
-            Input::TooLong => {
-                out.push(error(&format!("line longer than {MAX_LINE} bytes ignored")));
-                Flow::Continue
-            }
-            Input::Closed => {
-                // a limited search still finishes and its `done` is written
-                if self.search.is_held() {
-                    self.stop();
-                }
-                self.closing = true;
-                self.flow()
-            }
-            Input::Search(ev) => {
-                self.handle_event(ev, out);
-                self.flow()
-            }
-        }
-    }
-
-    fn flow(&self) -> Flow {
-        if self.closing && !self.search.is_busy() {
-            Flow::Quit
-        } else {
-            Flow::Continue
-        }
     }
 
     /// Asks the running search, if any, to stop (it still reports its move).
@@ -125,6 +97,7 @@ impl HubSession {
             "ponder-hit" => self.search.ponderhit(),
             "quit" => {
                 self.stop();
+                self.quit = true;
                 return Flow::Quit;
             }
             // the protocol asks engines to ignore what they don't know
@@ -282,28 +255,23 @@ impl HubSession {
         } else if line.has("analyze") {
             limits.infinite = true;
         }
-        let tx = self.events.clone();
-        let handle = self.engine.go(
-            &game,
-            limits.clone(),
-            Box::new(move |ev| match ev {
-                Event::BestMove { .. } => {
-                    let _ = tx.send(Input::Search(ev));
-                }
-                Event::Info(_) | Event::Book { .. } => match tx.try_send(Input::Search(ev)) {
-                    Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
-                },
-                Event::Trace(_) | Event::Perft { .. } => {}
-            }),
-        );
+        let handle = self
+            .engine
+            .go(&game, limits.clone(), self.events.on_event());
         self.search.start(handle, *game.position(), None);
     }
 
-    /// Handles an event of the running search.
+    /// Handles an event of the running search (after `quit`, silently).
     pub fn handle_event(&mut self, ev: Event, out: &mut Vec<String>) {
         let Some(&pos) = self.search.context() else {
             return;
         };
+        if self.quit {
+            if let Event::BestMove { .. } = ev {
+                self.search.answer();
+            }
+            return;
+        }
         match ev {
             Event::Info(info) => out.push(info_line(&pos, &info)),
             Event::Book { mv, score, depth } => {
@@ -329,20 +297,49 @@ impl HubSession {
             Event::Trace(_) | Event::Perft { .. } => {}
         }
     }
+}
 
-    /// Stops the running search and waits for its final event, reading (and
-    /// dropping) whatever else arrives on `rx` meanwhile.
-    pub fn shutdown(&mut self, rx: &Receiver<Input>) {
-        if !self.search.is_busy() {
-            return;
-        }
-        self.stop();
-        while let Ok(input) = rx.recv_timeout(Duration::from_secs(5)) {
-            if let Input::Search(Event::BestMove { .. }) = input {
-                break;
+/// A Hub session as the server's driver runs it on stdin and stdout.
+impl Driven for HubSession {
+    type Input = Line;
+    type Output = String;
+    type Event = Event;
+
+    fn handle(&mut self, input: Line, out: &mut Vec<String>) -> Flow {
+        match input {
+            Line::Text(bytes) => self.handle_line(&String::from_utf8_lossy(&bytes), out),
+            Line::TooLong { max } => {
+                out.push(error(&format!("line longer than {max} bytes ignored")));
+                Flow::Continue
             }
         }
-        self.search.answer();
+    }
+
+    fn handle_event(&mut self, event: Event, out: &mut Vec<String>) {
+        HubSession::handle_event(self, event, out);
+    }
+
+    fn notice(&self, notice: Notice) -> Option<String> {
+        match notice {
+            Notice::Refused(why) => Some(error(&why)),
+            Notice::Idle(idle) => Some(error(&format!("idle for {idle:?}; closing"))),
+            Notice::NotAuthenticated | Notice::ShuttingDown => None,
+        }
+    }
+
+    fn is_searching(&self) -> bool {
+        HubSession::is_searching(self)
+    }
+
+    /// A limited search still finishes and its `done` is written.
+    fn input_closed(&mut self, _out: &mut Vec<String>) {
+        if self.search.is_held() {
+            self.stop();
+        }
+    }
+
+    fn stop(&mut self, _out: &mut Vec<String>) {
+        HubSession::stop(self);
     }
 }
 

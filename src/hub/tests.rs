@@ -3,22 +3,21 @@
 use super::wire::{parse_line, parse_move};
 use super::*;
 use crate::board::{Game, Position, Variant};
-use crate::engine::{Fault, Score};
-use std::sync::mpsc::{sync_channel, Receiver};
+use crate::engine::fault::Fault;
+use crate::engine::Score;
+use crate::protocol::Events;
+use crate::server::MAX_LINE;
 use std::time::Duration;
 
 struct Harness {
     session: HubSession,
-    rx: Receiver<Input>,
+    rx: Events,
 }
 
 impl Harness {
     fn new() -> Harness {
-        let (tx, rx) = sync_channel(256);
-        Harness {
-            session: HubSession::new(tx),
-            rx,
-        }
+        let (session, rx) = HubSession::new();
+        Harness { session, rx }
     }
 
     fn send(&mut self, line: &str) -> Vec<String> {
@@ -32,7 +31,7 @@ impl Harness {
         let mut out = Vec::new();
         while self.session.is_searching() {
             let ev = self.rx.recv_timeout(Duration::from_secs(30)).unwrap();
-            self.session.handle(ev, &mut out);
+            self.session.handle_event(ev, &mut out);
         }
         out
     }
@@ -236,11 +235,14 @@ fn go_with_fault(fault: Fault) -> Vec<String> {
     let mut h = Harness::new();
     h.send("pos moves=\"11-15\"");
     h.send("level depth=3");
-    h.session.engine.inject_fault(fault);
+    crate::engine::fault::inject(fault);
     let mut out = h.send("go think");
     out.extend(h.until_done());
     std::thread::sleep(Duration::from_millis(50));
-    assert!(h.rx.try_recv().is_err(), "an event after done: {out:?}");
+    assert!(
+        h.rx.recv_timeout(Duration::ZERO).is_none(),
+        "an event after done: {out:?}"
+    );
     out
 }
 
@@ -298,12 +300,8 @@ fn scores_in_men() {
 #[test]
 fn serve_reads_lines_and_quits_on_eof() {
     let input = b"hub\ninit\nping\npos\nlevel depth=1\ngo think\n".to_vec();
-    let (tx, rx) = sync_channel(256);
-    let t2 = tx.clone();
-    let reader = std::thread::spawn(move || read_input(&input[..], &t2));
     let mut out = Vec::new();
-    serve(tx, &rx, &mut out).unwrap();
-    reader.join().unwrap();
+    serve(std::io::Cursor::new(input), &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("\nready\npong\n"), "{text}");
     // at EOF the limited search still finishes and reports
@@ -314,12 +312,8 @@ fn serve_reads_lines_and_quits_on_eof() {
 fn overlong_lines_are_skipped() {
     let mut input = vec![b'x'; MAX_LINE + 10];
     input.extend_from_slice(b"\nping\n");
-    let (tx, rx) = sync_channel(256);
-    let t2 = tx.clone();
-    let reader = std::thread::spawn(move || read_input(&input[..], &t2));
     let mut out = Vec::new();
-    serve(tx, &rx, &mut out).unwrap();
-    reader.join().unwrap();
+    serve(std::io::Cursor::new(input), &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("error message="), "{text}");
     assert!(text.ends_with("pong\n"), "{text}");

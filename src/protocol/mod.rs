@@ -8,10 +8,13 @@
 //! - [`Session`]: one client's game, options and search as a state machine that
 //!   turns lines and engine events into responses. The stdio and TCP transports
 //!   in [`crate::server`] both drive it.
+//! - [`events`]: the queue a session's searches report on, which never drops
+//!   a search's answer.
 //! - [`HashBudget`]: the server-wide cap on the sessions' tables.
 
 mod budget;
 mod command;
+pub mod events;
 mod parse;
 mod response;
 mod response_parse;
@@ -24,11 +27,12 @@ pub use command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
     MAX_PERFT_DEPTH,
 };
+pub use events::{EventSender, Events, EVENT_QUEUE};
 pub use options::{
     engine_option_specs, parse_bool, parse_option, set_option, OptionError, OptionKind, OptionSpec,
 };
 pub use parse::shorten;
 pub use response::{help_text, Refusal, Response, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
-pub use session::{Events, Flow, Session, SessionConfig, AUTH_REQUEST, EVENT_QUEUE};
+pub use session::{Flow, Session, SessionConfig, AUTH_REQUEST};
 pub use token::{Token, TokenError, MAX_TOKEN};

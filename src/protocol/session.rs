@@ -4,6 +4,7 @@
 
 use super::budget::{HashBudget, Reservation};
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
+use super::events::{self, EventSender, Events};
 use super::options::{self, engine_option_specs, parse_bool, OptionKind, OptionSpec};
 use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
@@ -15,15 +16,12 @@ use crate::files::FileAccess;
 use crate::perft::PerftInterrupted;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 mod setoption;
 
 /// How the greeting of a server with a token ends.
 pub const AUTH_REQUEST: &str = "; send auth <token> first";
-
-/// Engine events queued per session before `info` lines start being dropped.
-pub const EVENT_QUEUE: usize = 1024;
 
 /// What a session allows; transports fill it in.
 #[derive(Clone, Debug)]
@@ -87,33 +85,6 @@ pub enum Flow {
     Quit,
 }
 
-/// The receiving end of a session's engine events; the transport feeds each to
-/// [`Session::handle_event`].
-pub struct Events(mpsc::Receiver<Event>);
-
-impl Events {
-    /// The next event (async transports).
-    pub async fn recv(&mut self) -> Option<Event> {
-        self.0.recv().await
-    }
-
-    /// The next event, waiting at most `timeout` (blocking transports and tests).
-    pub fn recv_timeout(&mut self, timeout: Duration) -> Option<Event> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            match self.0.try_recv() {
-                Ok(e) => return Some(e),
-                Err(mpsc::error::TryRecvError::Disconnected) => return None,
-                Err(mpsc::error::TryRecvError::Empty) => {}
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_micros(200));
-        }
-    }
-}
-
 /// Why a search runs: for `go` (report `bestmove`), to answer `play` (also
 /// play it), or for `hint` (say the move and the last score seen, don't play).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -140,14 +111,14 @@ pub struct Session {
     ready_owed: usize,
     /// This session's share of the server's hash budget.
     hash_reservation: Option<Reservation>,
-    events: mpsc::Sender<Event>,
+    events: EventSender,
 }
 
 impl Session {
     /// A session in the English start position, and the events its searches send.
     #[must_use]
     pub fn new(config: SessionConfig) -> (Session, Events) {
-        let (tx, rx) = mpsc::channel(EVENT_QUEUE);
+        let (tx, rx) = events::channel();
         let authed = config.token.is_none();
         (
             Session {
@@ -162,7 +133,7 @@ impl Session {
                 hash_reservation: None,
                 events: tx,
             },
-            Events(rx),
+            rx,
         )
     }
 
@@ -606,19 +577,7 @@ impl Session {
     }
 
     fn launch(&mut self, limits: Limits, purpose: Purpose, slot: Option<OwnedSemaphorePermit>) {
-        let tx = self.events.clone();
-        // One queue slot is always left for the bestmove, so it is never dropped;
-        // info and trace lines are dropped when the client reads too slowly.
-        let on_event = Box::new(move |ev: Event| match ev {
-            Event::BestMove { .. } | Event::Perft { .. } => {
-                let _ = tx.try_send(ev);
-            }
-            _ => {
-                if tx.capacity() > 1 {
-                    let _ = tx.try_send(ev);
-                }
-            }
-        });
+        let on_event = self.events.on_event();
         let game = self.game.clone();
         let budget = self.config.max_perft_leaves;
         let handle = match purpose {
@@ -709,7 +668,7 @@ fn same_secret(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Fault;
+    use crate::engine::fault::{self, Fault};
 
     /// Runs `go depth 3` with `fault` injected into the search; returns the
     /// responses up to the end of the search and checks that nothing follows.
@@ -717,7 +676,7 @@ mod tests {
         let (mut session, mut events) = Session::new(SessionConfig::default());
         let mut out = Vec::new();
         session.handle_line(b"setoption name Level value easy", &mut out);
-        session.engine().inject_fault(fault);
+        fault::inject(fault);
         session.handle_line(b"go depth 3", &mut out);
         while session.is_searching() {
             let ev = events
@@ -758,7 +717,8 @@ mod tests {
     fn a_hash_that_cannot_be_allocated_is_one_error_line() {
         let (mut session, _events) = Session::new(SessionConfig::default());
         let mut out = Vec::new();
-        session.engine().inject_fault(Fault::NoMemory);
+        session.engine();
+        fault::inject(Fault::NoMemory);
         session.handle_line(b"setoption name Hash value 4096", &mut out);
         assert_eq!(
             out,

@@ -10,8 +10,12 @@ use tokio_util::codec::{Decoder, Encoder, LinesCodec, LinesCodecError};
 pub enum Line {
     /// A line's bytes, without its LF (a trailing CR is kept; the session drops it).
     Text(Vec<u8>),
-    /// A line longer than the limit; its bytes were discarded.
-    TooLong,
+    /// A line longer than the reader's limit of `max` bytes; its bytes were
+    /// discarded.
+    TooLong {
+        /// The limit.
+        max: usize,
+    },
 }
 
 /// Where the telnet filter is inside an `IAC` sequence.
@@ -34,6 +38,7 @@ enum Telnet {
 #[derive(Debug)]
 pub struct KingmeCodec {
     lines: LinesCodec,
+    max: usize,
     clean: BytesMut,
     telnet: Telnet,
     crlf: bool,
@@ -50,6 +55,7 @@ impl KingmeCodec {
         KingmeCodec {
             // Room for the CR that LinesCodec strips itself.
             lines: LinesCodec::new_with_max_length(max + 1),
+            max,
             clean: BytesMut::new(),
             telnet: Telnet::Data,
             crlf: false,
@@ -101,7 +107,9 @@ impl KingmeCodec {
         match r {
             Ok(Some(s)) => Ok(Some(Line::Text(s.into_bytes()))),
             Ok(None) => Ok(None),
-            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Line::TooLong)),
+            Err(LinesCodecError::MaxLineLengthExceeded) => {
+                Ok(Some(Line::TooLong { max: self.max }))
+            }
             Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
                 // Not UTF-8: LinesCodec has consumed the line; pass on bytes the
                 // session will reject with an error line.
@@ -188,7 +196,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                Line::TooLong,
+                Line::TooLong { max: 8 },
                 Line::Text(b"ok".to_vec()),
                 Line::Text(vec![0xff]),
                 Line::Text(b"next".to_vec()),

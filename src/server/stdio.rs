@@ -1,17 +1,20 @@
-//! The stdio transport: one session on stdin/stdout (the default `kingme` mode).
-//! Stdin is read on a plain thread feeding a bounded channel.
+//! The stdio transport: one session on stdin/stdout (the default `kingme`
+//! mode, and `kingme hub`). Stdin is read on a plain thread feeding a bounded
+//! channel.
 
 use super::codec::Line;
-use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
+use super::driver::{drive, AtEnd, DriveConfig, Driven, Inbound, Transport};
 use super::framing::read_bounded;
-use crate::protocol::{Response, SessionConfig};
+use crate::protocol::{Session, SessionConfig};
+use std::fmt::Display;
 use std::io::{BufRead, Write};
+use std::marker::PhantomData;
 use tokio::sync::mpsc;
 
 /// Reads `input` as lines of at most `max` bytes into `tx` until EOF.
-fn read_lines(input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
+pub fn read_lines(input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
     let read = read_bounded(input, b'\n', max, |l| {
-        tx.blocking_send(l.map_or(Line::TooLong, Line::Text))
+        tx.blocking_send(l.map_or(Line::TooLong { max }, Line::Text))
             .is_ok()
     });
     if let Err(e) = read {
@@ -19,61 +22,100 @@ fn read_lines(input: impl BufRead, tx: &mpsc::Sender<Line>, max: usize) {
     }
 }
 
-/// Serves one session on stdin and stdout until `quit` or EOF. On EOF a running
-/// limited search finishes and its `bestmove` is written first.
-pub fn run(config: SessionConfig, max_line: usize) -> std::io::Result<()> {
+/// Reads the input that `open` gives (stdin, say) on a thread of its own, as
+/// lines of at most `max` bytes.
+pub fn spawn_reader<R: BufRead>(
+    open: impl FnOnce() -> R + Send + 'static,
+    max: usize,
+) -> std::io::Result<mpsc::Receiver<Line>> {
     let (tx, rx) = mpsc::channel(64);
     std::thread::Builder::new()
         .name("kingme-stdin".into())
-        .spawn(move || read_lines(std::io::stdin().lock(), &tx, max_line))?;
-    let stdout = std::io::stdout();
-    serve(config, max_line, rx, stdout.lock())
+        .spawn(move || read_lines(open(), &tx, max))?;
+    Ok(rx)
 }
 
-/// Drives a session from `lines` to `out` (the body of [`run`], usable with
-/// any line source and writer).
+/// Serves one kingme session on stdin and stdout until `quit` or EOF. On EOF
+/// a running limited search finishes and its `bestmove` is written first.
+pub fn run(config: SessionConfig, max_line: usize) -> std::io::Result<()> {
+    let lines = spawn_reader(|| std::io::stdin().lock(), max_line)?;
+    serve(config, lines, std::io::stdout().lock())
+}
+
+/// Drives a kingme session from `lines` to `out` (the body of [`run`], usable
+/// with any line source and writer).
 pub fn serve(
     config: SessionConfig,
-    max_line: usize,
     lines: mpsc::Receiver<Line>,
     out: impl Write,
 ) -> std::io::Result<()> {
+    let (session, events) = Session::new(config);
+    serve_session(session, events.into_inner(), lines, out)
+}
+
+/// Drives `session` (whose searches report on `events`) from `lines` to
+/// `out`, one output per line, on a runtime of its own: no greeting, no
+/// timeouts, and at the end of input a limited search still answers.
+pub fn serve_session<S, W>(
+    session: S,
+    events: mpsc::Receiver<S::Event>,
+    lines: mpsc::Receiver<Line>,
+    out: W,
+) -> std::io::Result<()>
+where
+    S: Driven<Input = Line>,
+    S::Output: Display,
+    W: Write,
+{
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let config = DriveConfig {
-        session: config,
         greet: false,
-        max_line,
         idle_timeout: None,
         auth_timeout: None,
         write_timeout: None,
         at_end: AtEnd::Finish,
         close_grace: None,
     };
-    rt.block_on(drive(Stdio { lines, out }, config, std::future::pending()));
+    let transport = Stdio {
+        lines,
+        out,
+        output: PhantomData,
+    };
+    rt.block_on(drive(
+        transport,
+        session,
+        events,
+        config,
+        std::future::pending(),
+    ));
     tracing::debug!("stdio session closed");
     Ok(())
 }
 
-/// Lines from a channel (fed by the stdin thread), responses to a writer.
-struct Stdio<W> {
+/// Lines from a channel (fed by the stdin thread), outputs to a writer.
+struct Stdio<W, O> {
     lines: mpsc::Receiver<Line>,
     out: W,
+    output: PhantomData<fn(O)>,
 }
 
-impl<W: Write> Transport for Stdio<W> {
-    async fn read(&mut self) -> Inbound {
+impl<W: Write, O: Display> Transport for Stdio<W, O> {
+    type In = Line;
+    type Out = O;
+
+    async fn read(&mut self) -> Inbound<Line> {
         match self.lines.recv().await {
             Some(line) => Inbound::Lines(vec![line]),
             None => Inbound::Ended,
         }
     }
 
-    /// Writes the responses, one per line, and flushes.
-    async fn write(&mut self, responses: Vec<Response>) -> std::io::Result<()> {
-        for r in responses {
-            writeln!(self.out, "{r}")?;
+    /// Writes the outputs, one per line, and flushes.
+    async fn write(&mut self, outputs: Vec<O>) -> std::io::Result<()> {
+        for o in outputs {
+            writeln!(self.out, "{o}")?;
         }
         self.out.flush()
     }

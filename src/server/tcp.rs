@@ -2,10 +2,10 @@
 //! connections, each a [`Session`](crate::protocol::Session) driven by the
 //! shared [`driver`](super::driver) over lines framed by [`KingmeCodec`].
 
-use super::codec::KingmeCodec;
+use super::codec::{KingmeCodec, Line};
 use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use super::listener::{self, Full};
-use crate::protocol::{HashBudget, Refusal, Response, SessionConfig};
+use crate::protocol::{HashBudget, Refusal, Response, Session, SessionConfig};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -119,10 +119,10 @@ pub async fn serve(
         max_per_address: config.max_per_address,
         grace: Duration::from_secs(5),
     };
+    let max_line = config.max_line;
+    let session_config = config.session.clone();
     let drive_config = DriveConfig {
-        session: config.session.clone(),
         greet: true,
-        max_line: config.max_line,
         idle_timeout: Some(config.idle_timeout),
         auth_timeout: Some(config.auth_timeout),
         write_timeout: Some(config.write_timeout),
@@ -140,10 +140,15 @@ pub async fn serve(
         shutdown,
         |socket, _peer, mut shutdown| {
             let _ = socket.set_nodelay(true);
-            let framed = Framed::new(socket, KingmeCodec::new(drive_config.max_line));
-            drive(TcpLines(framed), drive_config.clone(), async move {
-                shutdown.recv().await
-            })
+            let framed = Framed::new(socket, KingmeCodec::new(max_line));
+            let (session, events) = Session::new(session_config.clone());
+            drive(
+                TcpLines(framed),
+                session,
+                events.into_inner(),
+                drive_config.clone(),
+                async move { shutdown.recv().await },
+            )
         },
         refuse,
     )
@@ -172,7 +177,10 @@ async fn refuse(mut socket: TcpStream, _peer: SocketAddr, full: Full) {
 struct TcpLines(Framed<TcpStream, KingmeCodec>);
 
 impl Transport for TcpLines {
-    async fn read(&mut self) -> Inbound {
+    type In = Line;
+    type Out = Response;
+
+    async fn read(&mut self) -> Inbound<Line> {
         match self.0.next().await {
             Some(Ok(line)) => Inbound::Lines(vec![line]),
             Some(Err(e)) => Inbound::Failed(e.to_string()),

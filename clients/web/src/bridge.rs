@@ -17,7 +17,7 @@
 use crate::{EngineSpec, Shared, MAX_LINE, MAX_MESSAGE};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
-use kingme::protocol::{Refusal, Response, AUTH_REQUEST};
+use kingme::protocol::{Refusal, Response, Session, AUTH_REQUEST};
 use kingme::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use kingme::server::Line;
 use std::sync::atomic::Ordering;
@@ -147,13 +147,16 @@ struct Tab {
 }
 
 impl Transport for Tab {
-    async fn read(&mut self) -> Inbound {
+    type In = Line;
+    type Out = Response;
+
+    async fn read(&mut self) -> Inbound<Line> {
         match classify(self.socket.next().await) {
             WsRead::Text(text) => Inbound::Lines(
                 lines(&text)
                     .map(|l| {
                         if l.len() > MAX_LINE {
-                            Line::TooLong
+                            Line::TooLong { max: MAX_LINE }
                         } else {
                             Line::Text(l.as_bytes().to_vec())
                         }
@@ -196,9 +199,7 @@ impl Transport for Tab {
 /// own session driver, as its TCP server does.
 async fn in_process(socket: WebSocket, shared: &Shared) {
     let config = DriveConfig {
-        session: shared.config.session.clone(),
         greet: true,
-        max_line: MAX_LINE,
         idle_timeout: Some(shared.config.idle_timeout),
         auth_timeout: None,
         write_timeout: None,
@@ -219,7 +220,8 @@ async fn in_process(socket: WebSocket, shared: &Shared) {
         }
         std::future::pending::<()>().await;
     };
-    drive(tab, config, shutdown).await;
+    let (session, events) = Session::new(shared.config.session.clone());
+    drive(tab, session, events.into_inner(), config, shutdown).await;
 }
 
 /// Tells the tab why its engine connection failed, and closes it.
