@@ -36,14 +36,15 @@
 //! - [`protocol`]: the kingme line protocol (`protocol/PROTOCOL.md`): the nom
 //!   parsed `Command`, the `Response` lines, and the transport-independent
 //!   `Session` state machine.
-//! - [`server`]: the transports driving a `Session`: stdio (the default) and
-//!   TCP (`--listen`), thin adapters of one driver loop (lines in, responses
-//!   out, idle timeout, shutdown), and the tokio accept loop (connection cap,
-//!   graceful shutdown) that TCP and DXP share.
+//! - [`server`]: one driver loop generic over the session it drives (input
+//!   in, output and search events out, timeouts, shutdown), the transports
+//!   (stdio, the default; TCP, `--listen`) as thin adapters of it, the tokio
+//!   accept loop (connection cap, graceful shutdown) that TCP and DXP share,
+//!   and `EngineSpec`, how the clients name an engine.
 //! - [`hub`]: Scan's Hub protocol on stdio (`kingme hub`) with pydraughts'
-//!   English position and move conventions.
+//!   English position and move conventions, a session the driver runs.
 //! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`) on the shared
-//!   listener, in pydraughts' English dialect.
+//!   listener and driver, in pydraughts' English dialect.
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data; [`train`] fits

@@ -62,6 +62,23 @@ impl<M> Default for Limits<M> {
     }
 }
 
+/// The words that name `go`'s limits, in the order [`Limits`]' `Display`
+/// writes them: the one list the parser's error text is made from.
+pub const GO_KEYS: [&str; 12] = [
+    "depth",
+    "nodes",
+    "movetime",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "trace",
+    "infinite",
+    "ponder",
+    "searchmoves",
+];
+
 impl<M: fmt::Display> fmt::Display for Limits<M> {
     /// `go`'s arguments in canonical order (times in milliseconds), each
     /// preceded by a space.

@@ -26,7 +26,7 @@ mod slot;
 
 pub use handle::SearchHandle;
 pub use level::{Level, ParseLevelError};
-pub use limits::Limits;
+pub use limits::{Limits, GO_KEYS};
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
 use mini::{mini_table_allowed, wait_for_mini_table};
 pub use options::{

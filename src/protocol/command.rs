@@ -207,4 +207,40 @@ mod tests {
         assert_eq!(cmd.to_string(), "auth s3cret-Token", "Display round-trips");
         assert_eq!(cmd.redacted().to_string(), "auth (token hidden)");
     }
+
+    /// Every limit in the engine's list parses and is written back in the
+    /// list's order; the error for an unknown limit names them all, and the
+    /// range errors quote the constants.
+    #[test]
+    fn go_takes_exactly_the_listed_limits_in_their_order() {
+        use crate::engine::GO_KEYS;
+        let arg = |k: &str| match k {
+            "infinite" | "ponder" => String::new(),
+            "searchmoves" => " 11-15".into(),
+            _ => " 7".into(),
+        };
+        let mut all = String::from("go");
+        for k in GO_KEYS.iter().rev() {
+            let line = format!("go {k}{}", arg(k));
+            let cmd: Command = line.parse().unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(cmd.to_string(), line);
+            if *k != "searchmoves" {
+                all.push_str(&format!(" {k}{}", arg(k)));
+            }
+        }
+        all.push_str(" searchmoves 11-15");
+        let written = all.parse::<Command>().unwrap().to_string();
+        let order: Vec<&str> = written.split(' ').filter(|w| GO_KEYS.contains(w)).collect();
+        assert_eq!(order, GO_KEYS, "{written}");
+        let err = "go sideways".parse::<Command>().unwrap_err().to_string();
+        for k in GO_KEYS {
+            assert!(err.contains(k), "{err}");
+        }
+        let err = "go depth 0".parse::<Command>().unwrap_err().to_string();
+        assert!(err.contains(&format!("1 to {MAX_GO_DEPTH}")), "{err}");
+        let err = "perft 0".parse::<Command>().unwrap_err().to_string();
+        assert!(err.contains(&format!("1 to {MAX_PERFT_DEPTH}")), "{err}");
+        let err = "analyze 0".parse::<Command>().unwrap_err().to_string();
+        assert!(err.contains(&format!("1 to {MAX_ANALYZE_LINES}")), "{err}");
+    }
 }

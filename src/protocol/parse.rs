@@ -10,6 +10,7 @@ use super::command::{
 };
 use super::token::Token;
 use crate::board::Variant;
+use crate::engine::GO_KEYS;
 use nom::branch::alt;
 use nom::bytes::complete::{tag_no_case, take_till1, take_while1};
 use nom::character::complete::{char, digit1, space0, space1};
@@ -17,6 +18,7 @@ use nom::combinator::{cut, eof, map, opt, peek, recognize, value};
 use nom::error::{ContextError, ErrorKind, ParseError};
 use nom::sequence::{pair, preceded, terminated};
 use nom::{IResult, Parser};
+use std::sync::LazyLock;
 
 /// A parse failure: where, and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,8 +233,18 @@ fn setoption_args(i: &str) -> Res<'_, Command> {
     ))
 }
 
-const GO_OPTION: &str =
-    "a go limit (depth, nodes, movetime, wtime, btime, winc, binc, movestogo, infinite, ponder, trace, searchmoves) or end of line";
+/// What `go` takes, from the engine's list of limits.
+static GO_OPTION: LazyLock<String> =
+    LazyLock::new(|| format!("a go limit ({}) or end of line", GO_KEYS.join(", ")));
+/// `go depth`'s range, from its constant.
+static GO_DEPTH: LazyLock<String> =
+    LazyLock::new(|| format!("a depth from 1 to {MAX_GO_DEPTH} after depth"));
+/// `analyze`'s range, from its constant.
+static ANALYZE_LINES: LazyLock<String> =
+    LazyLock::new(|| format!("a line count from 1 to {MAX_ANALYZE_LINES} or end of line"));
+/// `perft`'s range, from its constant.
+static PERFT_DEPTH: LazyLock<String> =
+    LazyLock::new(|| format!("a depth from 1 to {MAX_PERFT_DEPTH}"));
 
 fn go_args(i: &str) -> Res<'_, Command> {
     let mut p = GoParams::default();
@@ -257,7 +269,7 @@ fn go_args(i: &str) -> Res<'_, Command> {
         r = match k.as_str() {
             "depth" => {
                 once(p.depth.is_some())?;
-                let what = "a depth from 1 to 127 after depth";
+                let what: &'static str = &GO_DEPTH;
                 let (rest2, d) = number::<u32>(what)(rest)?;
                 if d == 0 || d > MAX_GO_DEPTH {
                     return fail(rest.trim_start(), what);
@@ -341,13 +353,13 @@ fn go_args(i: &str) -> Res<'_, Command> {
                 }
                 return Ok((r, Command::Go(p)));
             }
-            _ => return fail(at, GO_OPTION),
+            _ => return fail(at, &GO_OPTION),
         };
     }
 }
 
 fn analyze_args(i: &str) -> Res<'_, Command> {
-    let what = "a line count from 1 to 64 or end of line";
+    let what: &'static str = &ANALYZE_LINES;
     if end(i).is_ok() {
         return Ok(("", Command::Analyze(None)));
     }
@@ -360,7 +372,7 @@ fn analyze_args(i: &str) -> Res<'_, Command> {
 }
 
 fn perft_args(i: &str) -> Res<'_, Command> {
-    let what = "a depth from 1 to 30";
+    let what: &'static str = &PERFT_DEPTH;
     let (r, d) = number::<u32>(what)(i)?;
     if d == 0 || d > MAX_PERFT_DEPTH {
         return fail(i.trim_start(), what);

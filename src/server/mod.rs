@@ -8,10 +8,13 @@
 //! - [`stdio`], [`tcp`]: the two transports.
 //! - [`OperatorFiles`]: the operator's file flags of every server front end
 //!   (`--allow-files`, `--egdb`, `--eval-file`).
+//! - [`EngineSpec`]: where a client finds an engine (`inprocess`, `tcp:`,
+//!   `cmd:`), one spelling for the referee and the web board.
 //! - [`framing`]: bounded records from a byte stream; `KingmeCodec`: TCP lines.
 
 mod codec;
 pub mod driver;
+mod engine_spec;
 pub mod framing;
 pub mod listener;
 mod operator;
@@ -19,6 +22,7 @@ pub mod stdio;
 pub mod tcp;
 
 pub use codec::{KingmeCodec, Line};
+pub use engine_spec::{split_words, EngineSpec, ParseEngineSpecError};
 pub use operator::OperatorFiles;
 pub use tcp::{serve, ServerConfig};
 

@@ -283,7 +283,12 @@ fn print_report(r: &MatchReport) {
 fn run_match_cli(a: MatchArgs) -> Result<()> {
     let spec = |s: Option<String>, flag: &str| -> Result<EngineSpec> {
         let s = s.with_context(|| format!("{flag} is required (tcp:HOST:PORT or cmd:PROGRAM)"))?;
-        Ok(s.parse()?)
+        match s.parse()? {
+            EngineSpec::InProcess => {
+                bail!("{flag} {s}: the referee plays engines over tcp:HOST:PORT or cmd:PROGRAM")
+            }
+            spec => Ok(spec),
+        }
     };
     let variant: Variant = a.variant.parse()?;
     let tc = match (&a.tc, a.movetime) {

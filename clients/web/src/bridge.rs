@@ -17,7 +17,7 @@
 use crate::{EngineSpec, Shared, MAX_LINE, MAX_MESSAGE};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
-use kingme::protocol::{Refusal, Response, Session, AUTH_REQUEST};
+use kingme::protocol::{Refusal, Response, Session, Token, AUTH_REQUEST};
 use kingme::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use kingme::server::Line;
 use std::sync::atomic::Ordering;
@@ -90,7 +90,11 @@ pub(crate) async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
     tracing::info!(sessions = shared.stats.sessions(), "tab connected");
     match &shared.config.engine {
         EngineSpec::InProcess => in_process(socket, &shared).await,
-        EngineSpec::Tcp(addr) => over_tcp(socket, &shared, addr).await,
+        EngineSpec::Tcp { addr, token } => over_tcp(socket, &shared, addr, token.as_ref()).await,
+        EngineSpec::Cmd { .. } => {
+            let msg = "this board serves no engine program (cmd:); see --engine";
+            give_up(&mut socket, msg.into(), "no engine", Duration::from_secs(2)).await;
+        }
     }
     shared.stats.sessions.fetch_sub(1, Ordering::SeqCst);
     tracing::info!(sessions = shared.stats.sessions(), "tab closed");
@@ -278,7 +282,7 @@ async fn authenticate(
 
 /// Relays lines between the tab and a kingme TCP server; closing either side
 /// closes the other (the server then stops the session's search).
-async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
+async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str, token: Option<&Token>) {
     let wait = shared.config.write_timeout;
     let stream = match timeout(Duration::from_secs(5), TcpStream::connect(addr)).await {
         Ok(Ok(s)) => s,
@@ -294,7 +298,7 @@ async fn over_tcp(mut socket: WebSocket, shared: &Shared, addr: &str) {
     };
     let _ = stream.set_nodelay(true);
     let mut engine = Framed::new(stream, LinesCodec::new_with_max_length(MAX_ENGINE_LINE));
-    if let Some(token) = &shared.config.engine_token {
+    if let Some(token) = token {
         if let Err(fail) = authenticate(&mut engine, &mut socket, token.as_str(), wait).await {
             let (why, reason) = match fail {
                 AuthFail::Refused(why) => (why, "engine refused the token"),

@@ -26,7 +26,6 @@ use axum::routing::get;
 use axum::Router;
 use kingme::protocol::SessionConfig;
 use std::future::Future;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,43 +42,15 @@ pub const MAX_MESSAGE: usize = 64 * 1024;
 /// socket with code 1009 (message too big).
 pub const MAX_FRAME: usize = 1024 * 1024;
 
-/// Where each tab's kingme session runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EngineSpec {
-    /// A [`kingme::protocol::Session`] inside this process (the default).
-    InProcess,
-    /// A kingme TCP server (`kingme --listen ADDR`): one connection per tab.
-    Tcp(String),
-}
-
-/// `--engine` was neither `inprocess` nor `tcp:HOST:PORT`.
-#[derive(Debug, thiserror::Error)]
-#[error("bad engine '{0}': expected inprocess or tcp:HOST:PORT")]
-pub struct ParseEngineSpecError(String);
-
-impl FromStr for EngineSpec {
-    type Err = ParseEngineSpecError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "inprocess" | "in-process" | "local" => Ok(EngineSpec::InProcess),
-            _ => match s.strip_prefix("tcp:") {
-                Some(addr) if kingme::server::is_host_port(addr) => {
-                    Ok(EngineSpec::Tcp(addr.to_string()))
-                }
-                _ => Err(ParseEngineSpecError(s.to_string())),
-            },
-        }
-    }
-}
+pub use kingme::server::{EngineSpec, ParseEngineSpecError};
 
 /// Settings of the web server.
 #[derive(Clone, Debug)]
 pub struct WebConfig {
-    /// Where sessions run.
+    /// Where sessions run: [`EngineSpec::InProcess`], or a kingme TCP server
+    /// (its token, if any, sent as `auth TOKEN` on each tab's connection);
+    /// a program (`cmd:`) is not served.
     pub engine: EngineSpec,
-    /// Sent as `auth TOKEN` on each connection to a TCP engine started with `--token`.
-    pub engine_token: Option<kingme::protocol::Token>,
     /// Tabs served at once; one more gets an `error` line and is closed.
     pub max_sessions: usize,
     /// In-process searches running at once; more wait in a fair queue.
@@ -106,7 +77,6 @@ impl Default for WebConfig {
         tcp.session.hash_budget = Some(kingme::protocol::HashBudget::new(tcp.hash_budget_mib));
         WebConfig {
             engine: EngineSpec::InProcess,
-            engine_token: None,
             max_sessions: 64,
             max_searches: tcp.max_searches,
             write_timeout: tcp.write_timeout,

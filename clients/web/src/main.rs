@@ -15,7 +15,7 @@ struct Args {
     listen: String,
     /// Where sessions run: `inprocess`, or `tcp:HOST:PORT` for a kingme server
     /// (`kingme --listen HOST:PORT`).
-    #[arg(long, default_value = "inprocess")]
+    #[arg(long, default_value = "inprocess", value_parser = board_engine)]
     engine: EngineSpec,
     /// Token for a kingme server started with --token (sent as `auth` for each tab).
     #[arg(
@@ -51,6 +51,16 @@ struct Args {
     max_search_time: u64,
 }
 
+/// An engine the board can use: in this process or on a kingme server.
+fn board_engine(s: &str) -> Result<EngineSpec, String> {
+    match s.parse::<EngineSpec>().map_err(|e| e.to_string())? {
+        EngineSpec::Cmd { .. } => Err(format!(
+            "bad engine '{s}': the board's sessions run inprocess or on a tcp:HOST:PORT server"
+        )),
+        spec => Ok(spec),
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     if std::env::var_os(kingme::engine::MINI_TABLE_ENV).is_some_and(|v| v == "off") {
@@ -58,8 +68,7 @@ fn main() -> anyhow::Result<()> {
     }
     kingme::server::init_logging("warn");
     let mut config = WebConfig {
-        engine: args.engine,
-        engine_token: args.engine_token,
+        engine: args.engine.with_token(args.engine_token),
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         max_sessions: args.max_sessions.max(1),
         allowed_hosts: args.allow_host,
@@ -122,7 +131,7 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or_default();
         let engine = match &config.engine {
             EngineSpec::InProcess => "in-process engine".to_string(),
-            EngineSpec::Tcp(a) => format!("engine at tcp:{a}"),
+            spec => format!("engine at {spec}"),
         };
         println!("kingme-web: open http://{shown}/{query} in a browser ({engine}; Ctrl-C to stop)");
         for name in named.iter().filter(|n| **n != shown.ip().to_string()) {

@@ -273,7 +273,10 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
         std::future::pending(),
     ));
     let (addr, stats) = start(WebConfig {
-        engine: EngineSpec::Tcp(engine_addr.to_string()),
+        engine: EngineSpec::Tcp {
+            addr: engine_addr.to_string(),
+            token: None,
+        },
         ..WebConfig::default()
     })
     .await;
@@ -305,7 +308,10 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
     let dead = closed.local_addr().unwrap();
     drop(closed);
     let (addr, _) = start(WebConfig {
-        engine: EngineSpec::Tcp(dead.to_string()),
+        engine: EngineSpec::Tcp {
+            addr: dead.to_string(),
+            token: None,
+        },
         ..WebConfig::default()
     })
     .await;
@@ -325,8 +331,10 @@ async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
         std::future::pending(),
     ));
     let bridge = |token: Option<&str>| WebConfig {
-        engine: EngineSpec::Tcp(engine_addr.to_string()),
-        engine_token: token.map(|t| t.parse().unwrap()),
+        engine: EngineSpec::Tcp {
+            addr: engine_addr.to_string(),
+            token: token.map(|t| t.parse().unwrap()),
+        },
         ..WebConfig::default()
     };
 
@@ -410,7 +418,10 @@ fn engine_specs_parse() {
     );
     assert_eq!(
         "tcp:127.0.0.1:7777".parse::<EngineSpec>().unwrap(),
-        EngineSpec::Tcp("127.0.0.1:7777".into())
+        EngineSpec::Tcp {
+            addr: "127.0.0.1:7777".into(),
+            token: None
+        }
     );
     for bad in [
         "tcp:",
