@@ -23,6 +23,25 @@ pub enum EgdbCommand {
     Plan(PlanArgs),
     /// Time probes of random positions of every slice (ns per probe).
     Bench(BenchArgs),
+    /// Turn version 1 slice files into compact ones, each checked against its
+    /// originals (restartable: compact slices are skipped).
+    Convert(ConvertArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    #[command(flatten)]
+    dir: DirArg,
+    /// Write the compact files here [default: DIR itself, replacing each
+    /// slice's files once its compact ones are written and checked].
+    #[arg(long, value_name = "OUT")]
+    out: Option<PathBuf>,
+    /// Compare K positions spread over each slice with the originals [default: all].
+    #[arg(long, value_name = "K")]
+    sample: Option<u64>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args, Debug)]
@@ -113,7 +132,68 @@ pub fn run(cmd: EgdbCommand) -> Result<(), String> {
             Ok(())
         }
         EgdbCommand::Bench(a) => run_bench(a),
+        EgdbCommand::Convert(a) => run_convert(a),
     }
+}
+
+fn run_convert(a: ConvertArgs) -> Result<(), String> {
+    let dir = dir_of(&a.dir)?;
+    let out = a.out.clone().unwrap_or_else(|| dir.clone());
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let slices = open(&dir)?.slices();
+    if slices.is_empty() {
+        return Err(format!("no database slices in {}", dir.display()));
+    }
+    let bar = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(slices.iter().map(|m| m.positions()).sum());
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
+        ) {
+            b.set_style(style.progress_chars("=> "));
+        }
+        b
+    };
+    let t = Instant::now();
+    let (mut before, mut after) = ((0u64, 0u64), (0u64, 0u64));
+    let (mut done, mut kept) = (0, 0);
+    for m in &slices {
+        bar.set_message(m.to_string());
+        if egdb::convert::is_compact(&out, *m) {
+            kept += 1;
+        } else {
+            let tb = || {
+                let mut tb = Tablebase::new();
+                let _ = tb.add_directory(&out);
+                let _ = tb.add_directory(&dir);
+                tb
+            };
+            let c = egdb::convert::convert_slice(&dir, &out, *m, a.sample, tb)
+                .map_err(|e| e.to_string())?;
+            bar.suspend(|| {
+                println!(
+                    "{m} {} + {} -> {} + {} bytes, {} positions checked",
+                    c.before.0, c.before.1, c.after.0, c.after.1, c.checked
+                );
+            });
+            before = (before.0 + c.before.0, before.1 + c.before.1);
+            after = (after.0 + c.after.0, after.1 + c.after.1);
+            done += 1;
+        }
+        bar.inc(m.positions());
+    }
+    bar.finish_and_clear();
+    println!(
+        "converted {done} slices, kept {kept} compact, into {} ({:.1}s): values {} -> {} bytes, distances {} -> {} bytes",
+        out.display(),
+        t.elapsed().as_secs_f64(),
+        before.0,
+        after.0,
+        before.1,
+        after.1
+    );
+    Ok(())
 }
 
 fn run_build(a: BuildArgs) -> Result<(), String> {
@@ -240,7 +320,7 @@ fn run_stats(a: DirArg) -> Result<(), String> {
     let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
     println!("slice wins draws losses max-conversion-plies");
     for m in tb.slices() {
-        match verify::slice_stats(&dir, m) {
+        match verify::slice_stats(&tb, &dir, m) {
             Ok(s) => {
                 println!(
                     "{m} {} {} {} {}",
@@ -302,11 +382,10 @@ fn run_bench(a: BenchArgs) -> Result<(), String> {
     }
     // Load every slice first: the figures are for probes, not file reads.
     let t = Instant::now();
-    let mut bytes = 0u64;
     for m in &slices {
         tb.check_slice(*m).map_err(|e| e.to_string())?;
-        bytes += m.wld_bytes();
     }
+    let bytes = tb.preload(12);
     let load = t.elapsed();
     let mut rng = SplitMix64(a.seed);
     let mut positions = Vec::with_capacity(a.probes);
@@ -336,7 +415,7 @@ fn run_bench(a: BenchArgs) -> Result<(), String> {
         (t.elapsed(), counts)
     };
     println!(
-        "{} slices (all of up to {} pieces) in {}; values loaded and checked in {:.2}s ({:.1} MB)",
+        "{} slices (all of up to {} pieces) in {}; files loaded and checked in {:.2}s ({:.1} MB)",
         slices.len(),
         tb.max_pieces(),
         dir.display(),

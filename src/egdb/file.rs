@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 /// The format version written and accepted.
 pub const FORMAT_VERSION: u32 = 1;
-const MAGIC: &[u8; 8] = b"KINGMEDB";
-const HEADER_LEN: usize = 64;
+pub(super) const MAGIC: &[u8; 8] = b"KINGMEDB";
+pub(super) const HEADER_LEN: usize = 64;
 
 /// What a slice file holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -28,7 +28,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    const fn code(self) -> u32 {
+    pub(super) const fn code(self) -> u32 {
         match self {
             Kind::Values => 1,
             Kind::Conversion => 2,
@@ -82,6 +82,15 @@ pub enum FileError {
         path: PathBuf,
         /// What was wrong.
         reason: String,
+    },
+    /// A block of a compact file does not match its checksum, or does not
+    /// decode.
+    #[error("{path}: corrupted block {block}")]
+    Block {
+        /// The file.
+        path: PathBuf,
+        /// The block.
+        block: u64,
     },
     /// The data does not match the checksum in the header.
     #[error("{path}: corrupted: checksum {found:016x}, header says {expected:016x}")]
@@ -184,6 +193,53 @@ pub fn write(dir: &Path, mat: Material, kind: Kind, data: &[u8]) -> Result<PathB
     Ok(dest)
 }
 
+/// Checks the first 32 bytes of a header: magic, `version`, `kind`, slice
+/// name; the error says what is wrong.
+pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> Result<(), String> {
+    let u32_at = |o: usize| u32::from_le_bytes(h[o..o + 4].try_into().expect("4 bytes"));
+    if &h[0..8] != MAGIC {
+        return Err("not a kingme database file".into());
+    }
+    if u32_at(8) != version {
+        return Err(format!(
+            "format version {}, expected {version} (this kingme reads {FORMAT_VERSION} and {})",
+            u32_at(8),
+            super::compact::COMPACT_VERSION
+        ));
+    }
+    if u32_at(12) != kind.code() {
+        return Err(format!("kind {}, expected {}", u32_at(12), kind.code()));
+    }
+    let name = mat.to_string();
+    let stored = &h[16..32];
+    if &stored[..name.len()] != name.as_bytes() || stored[name.len()..].iter().any(|b| *b != 0) {
+        return Err(format!(
+            "slice '{}', expected {name}",
+            String::from_utf8_lossy(stored).trim_end_matches('\0')
+        ));
+    }
+    Ok(())
+}
+
+/// The format version in the header of the file at `path` (1: full, 2:
+/// compact); `None` when it has no kingme header.
+pub fn version_of(path: &Path) -> Result<Option<u32>, FileError> {
+    let io_err = |source| FileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = crate::files::open_regular(path).map_err(io_err)?;
+    let mut h = [0u8; 12];
+    match f.read_exact(&mut h) {
+        Ok(()) if &h[0..8] == MAGIC => Ok(Some(u32::from_le_bytes(
+            h[8..12].try_into().expect("4 bytes"),
+        ))),
+        Ok(()) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(io_err(e)),
+    }
+}
+
 /// Reads and checks `mat`'s file of `kind` at `path`: header, size, checksum.
 /// Returns the data.
 pub fn read(path: &Path, mat: Material, kind: Kind) -> Result<Vec<u8>, FileError> {
@@ -209,32 +265,8 @@ pub fn read(path: &Path, mat: Material, kind: Kind) -> Result<Vec<u8>, FileError
         path: path.to_path_buf(),
         reason,
     };
-    let u32_at = |o: usize| u32::from_le_bytes(h[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().expect("8 bytes"));
-    if &h[0..8] != MAGIC {
-        return Err(bad("not a kingme database file".into()));
-    }
-    if u32_at(8) != FORMAT_VERSION {
-        return Err(bad(format!(
-            "format version {}, this kingme reads {FORMAT_VERSION}",
-            u32_at(8)
-        )));
-    }
-    if u32_at(12) != kind.code() {
-        return Err(bad(format!(
-            "kind {}, expected {}",
-            u32_at(12),
-            kind.code()
-        )));
-    }
-    let name = mat.to_string();
-    let stored = &h[16..32];
-    if &stored[..name.len()] != name.as_bytes() || stored[name.len()..].iter().any(|b| *b != 0) {
-        return Err(bad(format!(
-            "slice '{}', expected {name}",
-            String::from_utf8_lossy(stored).trim_end_matches('\0')
-        )));
-    }
+    check_ident(&h, mat, kind, FORMAT_VERSION).map_err(bad)?;
     if u64_at(32) != positions || u64_at(40) != data_len {
         return Err(bad(format!(
             "{} positions in {} bytes, expected {positions} in {data_len}",

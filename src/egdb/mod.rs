@@ -8,19 +8,28 @@
 //!   the canonical slice names (`bm1bk1wm0wk1`) and the build [`plan`].
 //! - [`index`]: position ↔ index inside one slice (combinatorial ranks of the
 //!   men, then of the kings on the squares left, then the side to move).
-//! - [`file`]: the slice file format: header (format version, kind, slice name,
-//!   position count, checksum), values packed 2 bits per position; and the
-//!   conversion-distance companion file (one byte per position).
+//! - [`file`]: the slice file format, version 1: header (format version,
+//!   kind, slice name, position count, checksum), values packed 2 bits per
+//!   position; and the conversion-distance companion file (one byte per
+//!   position).
+//! - [`compact`]: version 2, the compact files: blocks of run-length coded
+//!   values and zstd-coded distances with an index and a checksum per block,
+//!   memory-mapped; positions with a capture pending left out (a probe finds
+//!   their value by a capture search into smaller slices).
+//! - [`convert`]: version 1 files into compact ones, checked against them.
 //! - [`build`]: the retrograde builder (restartable, locked, one slice or all).
 //! - [`probe`]: the [`Tablebase`]: directories added, slices opened lazily by
-//!   file name, typed errors, never a guess; best-move choice for conversion.
+//!   file name (either version), typed errors, never a guess; best-move
+//!   choice for conversion.
 //! - [`verify`]: file checks and retrograde consistency, and per-slice counts.
 //!
 //! # What is stored
 //!
 //! Every position of a slice, with either side to move, including positions
 //! with a capture pending and positions where the side to move has no move: a
-//! probe is one lookup, never a search. A slice holds one material and its
+//! probe of a version 1 file is one lookup, never a search. Compact files
+//! leave out the positions with a capture pending: their probe searches the
+//! captures, each into a smaller slice. A slice holds one material and its
 //! colour-reversed twin (the board turned round, colours and side to move
 //! swapped), so only one of the two is built and stored. Positions where one
 //! side has no piece are not stored: the side to move without pieces has lost.
@@ -34,6 +43,8 @@
 //! winning move when there is one) makes progress on every move and so wins.
 
 pub mod build;
+pub mod compact;
+pub mod convert;
 pub mod file;
 pub mod index;
 pub mod probe;

@@ -3,6 +3,7 @@
 //! checksum) as they are opened; probes answer an exact value or a typed
 //! error, never a guess. Safe to share between search threads.
 
+use super::compact::{Compact, COMPACT_VERSION};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, SliceIndex};
 use super::{Material, Wdl};
@@ -31,6 +32,10 @@ pub enum ProbeError {
     NoValue(Material),
 }
 
+fn file_error(e: FileError) -> ProbeError {
+    ProbeError::File(Arc::new(e))
+}
+
 /// A directory that can't be added.
 #[derive(Debug, thiserror::Error)]
 #[error("database directory {path}: {source}")]
@@ -41,7 +46,25 @@ pub struct DirError {
     pub source: std::io::Error,
 }
 
-type Loaded = OnceLock<Result<Arc<[u8]>, Arc<FileError>>>;
+/// A slice file as a probe reads it.
+enum SliceData {
+    /// A version 1 file, read whole into memory.
+    Full(Arc<[u8]>),
+    /// A compact file, mapped; positions with a capture pending are not in it.
+    Compact(Compact),
+}
+
+impl SliceData {
+    /// Bytes of memory or of mapped file.
+    fn len(&self) -> u64 {
+        match self {
+            SliceData::Full(d) => d.len() as u64,
+            SliceData::Compact(c) => c.len(),
+        }
+    }
+}
+
+type Loaded = OnceLock<Result<SliceData, Arc<FileError>>>;
 
 struct Entry {
     mat: Material,
@@ -67,24 +90,41 @@ impl Entry {
         }
     }
 
-    fn data(&self, kind: Kind, wait: Wait) -> Result<&[u8], ProbeError> {
+    fn data(&self, kind: Kind, wait: Wait) -> Result<&SliceData, ProbeError> {
         if wait == Wait::No {
             return match self.cell(kind).get() {
-                Some(r) => r.as_deref().map_err(|e| ProbeError::File(e.clone())),
+                Some(r) => r.as_ref().map_err(|e| ProbeError::File(e.clone())),
                 None => Err(ProbeError::Loading(self.mat)),
             };
         }
         self.load(kind)
     }
 
-    fn load(&self, kind: Kind) -> Result<&[u8], ProbeError> {
+    /// Opens the file of `kind` on first use: a compact file is mapped and
+    /// its index checked, a version 1 file read whole and checked.
+    fn load(&self, kind: Kind) -> Result<&SliceData, ProbeError> {
         self.cell(kind)
             .get_or_init(|| {
-                file::read(&file::path(&self.dir, self.mat, kind), self.mat, kind)
-                    .map(Arc::from)
-                    .map_err(Arc::new)
+                let path = file::path(&self.dir, self.mat, kind);
+                match file::version_of(&path) {
+                    Ok(Some(COMPACT_VERSION)) => {
+                        Compact::open(&path, self.mat, kind).map(SliceData::Compact)
+                    }
+                    Ok(Some(v)) if v != file::FORMAT_VERSION => Err(FileError::Header {
+                        path,
+                        reason: format!(
+                            "format version {v}, this kingme reads {} and {COMPACT_VERSION}",
+                            file::FORMAT_VERSION
+                        ),
+                    }),
+                    Ok(_) => {
+                        file::read(&path, self.mat, kind).map(|d| SliceData::Full(Arc::from(d)))
+                    }
+                    Err(e) => Err(e),
+                }
+                .map_err(Arc::new)
             })
-            .as_deref()
+            .as_ref()
             .map_err(|e| ProbeError::File(e.clone()))
     }
 }
@@ -202,7 +242,11 @@ impl Tablebase {
             }
             if let Some(e) = &self.entries[slot(m)] {
                 for kind in [Kind::Values, Kind::Conversion] {
-                    bytes += e.load(kind).map_or(0, |d| d.len() as u64);
+                    bytes += match e.load(kind) {
+                        Ok(SliceData::Compact(c)) => c.warm().unwrap_or(0),
+                        Ok(d) => d.len(),
+                        Err(_) => 0,
+                    };
                 }
             }
         }
@@ -282,12 +326,33 @@ impl Tablebase {
     fn wdl(&self, pos: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
         match self.locate(pos)? {
             Located::Known(v) => Ok(v),
-            Located::At(e, p) => {
-                let data = e.data(Kind::Values, wait)?;
-                let code = file::unpack(data, e.index.index(&p));
-                Wdl::from_code(code).ok_or(ProbeError::NoValue(e.mat))
+            Located::At(e, p) => self.value_in(e, &p, wait),
+        }
+    }
+
+    /// The value of `p` (in `e`'s orientation) from `e`'s file, or for a
+    /// position a compact file leaves out, from its captures.
+    fn value_in(&self, e: &Entry, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
+        let code = match e.data(Kind::Values, wait)? {
+            SliceData::Full(d) => file::unpack(d, e.index.index(p)),
+            SliceData::Compact(_) if p.must_capture() => return self.capture_value(p, wait),
+            SliceData::Compact(c) => c.get(e.index.index(p)).map_err(file_error)?,
+        };
+        Wdl::from_code(code).ok_or(ProbeError::NoValue(e.mat))
+    }
+
+    /// The value of `p`, whose side to move must capture: the best of its
+    /// captures, each into a smaller slice.
+    fn capture_value(&self, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
+        let mut best = Wdl::Loss;
+        for &m in p.legal_moves().iter() {
+            match self.wdl(&p.after(m), wait)?.flipped() {
+                Wdl::Win => return Ok(Wdl::Win),
+                Wdl::Draw => best = Wdl::Draw,
+                Wdl::Loss => {}
             }
         }
+        Ok(best)
     }
 
     /// The value of `pos` and its distance to conversion: the plies the winner
@@ -302,11 +367,17 @@ impl Tablebase {
         match self.locate(pos)? {
             Located::Known(v) => Ok((v, 0)),
             Located::At(e, p) => {
-                let data = e.data(Kind::Values, wait)?;
-                let i = e.index.index(&p);
-                let v = Wdl::from_code(file::unpack(data, i)).ok_or(ProbeError::NoValue(e.mat))?;
-                let d = e.data(Kind::Conversion, wait)?;
-                Ok((v, d[i as usize]))
+                let v = self.value_in(e, &p, wait)?;
+                if v == Wdl::Draw {
+                    return Ok((v, 0));
+                }
+                let d = match e.data(Kind::Conversion, wait)? {
+                    SliceData::Full(d) => d[e.index.index(&p) as usize],
+                    // every move is irreversible: conversion at the first ply
+                    SliceData::Compact(_) if p.must_capture() => 1,
+                    SliceData::Compact(c) => c.get(e.index.index(&p)).map_err(file_error)?,
+                };
+                Ok((v, d))
             }
         }
     }

@@ -55,6 +55,40 @@ pub enum VerifyError {
     },
 }
 
+/// A slice's stored values: read whole from version 1 files, or probed
+/// from compact ones (positions with a capture pending by their search).
+enum Stored {
+    Full { values: Vec<u8>, dtc: Vec<u8> },
+    Compact,
+}
+
+impl Stored {
+    fn open(tb: &Tablebase, dir: &Path, mat: Material) -> Result<Stored, VerifyError> {
+        if super::convert::is_compact(dir, mat) {
+            tb.check_slice(mat)
+                .map_err(|source| VerifyError::Probe { slice: mat, source })?;
+            return Ok(Stored::Compact);
+        }
+        let values = file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values)?;
+        let dtc = file::read(
+            &file::path(dir, mat, Kind::Conversion),
+            mat,
+            Kind::Conversion,
+        )?;
+        Ok(Stored::Full { values, dtc })
+    }
+
+    /// The stored code (value code, or for a compact file the probed value's)
+    /// and distance of index `i`, whose position is `pos`.
+    fn at(&self, tb: &Tablebase, i: u64, pos: Option<&Position>) -> Result<(u8, u8), ProbeError> {
+        match (self, pos) {
+            (Stored::Full { values, dtc }, _) => Ok((file::unpack(values, i), dtc[i as usize])),
+            (Stored::Compact, Some(p)) => tb.probe_dtc(p).map(|(v, d)| (v.code(), d)),
+            (Stored::Compact, None) => Ok((super::NOT_A_POSITION, 0)),
+        }
+    }
+}
+
 /// The value and distance to conversion `pos` should have, from its children.
 pub fn expected(tb: &Tablebase, pos: &Position) -> Result<(Wdl, u32), ProbeError> {
     let moves = pos.legal_moves_all_paths();
@@ -99,12 +133,7 @@ pub fn verify_slice(
     mat: Material,
     sample: Option<u64>,
 ) -> Result<u64, VerifyError> {
-    let values = file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values)?;
-    let dtc = file::read(
-        &file::path(dir, mat, Kind::Conversion),
-        mat,
-        Kind::Conversion,
-    )?;
+    let stored_files = Stored::open(tb, dir, mat)?;
     let ix = SliceIndex::new(mat);
     let indices: Vec<u64> = match sample {
         None => (0..ix.len()).collect(),
@@ -114,9 +143,10 @@ pub fn verify_slice(
         }
     };
     let check = |i: u64| -> Result<Option<Mismatch>, ProbeError> {
-        let code = file::unpack(&values, i);
-        let stored_d = u32::from(dtc[i as usize]);
-        let Some(pos) = ix.position(i) else {
+        let pos = ix.position(i);
+        let (code, stored_d) = stored_files.at(tb, i, pos.as_ref())?;
+        let stored_d = u32::from(stored_d);
+        let Some(pos) = pos else {
             return Ok((code != super::NOT_A_POSITION).then(|| Mismatch {
                 index: i,
                 fen: format!("index {i} (no position)"),
@@ -168,25 +198,34 @@ pub struct SliceStats {
     pub max_conversion: u8,
 }
 
-/// The counts of slice `mat` in `dir`, read from its files.
-pub fn slice_stats(dir: &Path, mat: Material) -> Result<SliceStats, FileError> {
-    let values = file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values)?;
-    let dtc = file::read(
-        &file::path(dir, mat, Kind::Conversion),
-        mat,
-        Kind::Conversion,
-    )?;
-    let mut s = SliceStats::default();
-    for i in 0..mat.positions() {
-        match Wdl::from_code(file::unpack(&values, i)) {
-            Some(Wdl::Win) => {
-                s.wins += 1;
-                s.max_conversion = s.max_conversion.max(dtc[i as usize]);
+/// The counts of slice `mat` in `dir`, read from its files (probed through
+/// `tb` where they are compact).
+pub fn slice_stats(tb: &Tablebase, dir: &Path, mat: Material) -> Result<SliceStats, VerifyError> {
+    let stored = Stored::open(tb, dir, mat)?;
+    let ix = SliceIndex::new(mat);
+    (0..ix.len())
+        .into_par_iter()
+        .try_fold(SliceStats::default, |mut s, i| {
+            let pos = ix.position(i);
+            let (code, d) = stored.at(tb, i, pos.as_ref())?;
+            match Wdl::from_code(code) {
+                Some(Wdl::Win) => {
+                    s.wins += 1;
+                    s.max_conversion = s.max_conversion.max(d);
+                }
+                Some(Wdl::Draw) => s.draws += 1,
+                Some(Wdl::Loss) => s.losses += 1,
+                None => {}
             }
-            Some(Wdl::Draw) => s.draws += 1,
-            Some(Wdl::Loss) => s.losses += 1,
-            None => {}
-        }
-    }
-    Ok(s)
+            Ok(s)
+        })
+        .try_reduce(SliceStats::default, |a, b| {
+            Ok(SliceStats {
+                wins: a.wins + b.wins,
+                draws: a.draws + b.draws,
+                losses: a.losses + b.losses,
+                max_conversion: a.max_conversion.max(b.max_conversion),
+            })
+        })
+        .map_err(|source| VerifyError::Probe { slice: mat, source })
 }

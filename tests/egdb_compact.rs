@@ -1,0 +1,190 @@
+//! The compact database format (version 2) against the files it is
+//! converted from: every position of the 4-piece set gives the same value and
+//! conversion distance (positions with a capture pending found by a capture
+//! search), the engine's database move is the same, and damage is an error,
+//! never a wrong value.
+
+use kingme::egdb::index::SliceIndex;
+use kingme::egdb::{self, Tablebase};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kingme(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(args)
+        .env_remove("KINGME_EGDB")
+        .output()
+        .expect("run kingme")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kingme-compact-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn open(dir: &Path) -> Tablebase {
+    let mut tb = Tablebase::new();
+    tb.add_directory(dir).unwrap();
+    tb
+}
+
+fn size(dir: &Path, ext: &str) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(ext))
+        .map(|e| e.metadata().unwrap().len())
+        .sum()
+}
+
+/// Builds the 4-piece set in version 1 and converts it into `out`.
+fn full_and_compact(tag: &str) -> (PathBuf, PathBuf) {
+    let full = temp_dir(&format!("{tag}-full"));
+    let compact = temp_dir(&format!("{tag}-compact"));
+    egdb::build(&egdb::BuildOptions {
+        dir: full.clone(),
+        pieces: 4,
+        slice: None,
+        threads: 2,
+    })
+    .unwrap();
+    let out = kingme(&[
+        "egdb",
+        "convert",
+        "--quiet",
+        "--sample",
+        "20000",
+        "--dir",
+        full.to_str().unwrap(),
+        "--out",
+        compact.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (full, compact)
+}
+
+#[test]
+fn every_position_of_four_pieces_has_the_same_value_and_distance() {
+    let (full_dir, compact_dir) = full_and_compact("same");
+    let (full, compact) = (open(&full_dir), open(&compact_dir));
+    assert_eq!(compact.max_pieces(), 4);
+    assert_eq!(full.slices(), compact.slices());
+    let (mut positions, mut captures) = (0u64, 0u64);
+    for m in full.slices() {
+        let ix = SliceIndex::new(m);
+        for i in 0..ix.len() {
+            let Some(pos) = ix.position(i) else { continue };
+            positions += 1;
+            captures += u64::from(pos.must_capture());
+            let want = full.probe_dtc(&pos).unwrap();
+            assert_eq!(compact.probe_dtc(&pos).unwrap(), want, "{}", pos.to_fen());
+            assert_eq!(compact.probe_wdl(&pos).unwrap(), want.0, "{}", pos.to_fen());
+            if i % 97 == 0 {
+                // the conversion play: the same move, or one as good
+                let a = full.best_move(&pos).unwrap();
+                let b = compact.best_move(&pos).unwrap();
+                assert_eq!(a.map(|x| x.1), b.map(|x| x.1), "{}", pos.to_fen());
+                if let (Some((ma, _)), Some((mb, _))) = (a, b) {
+                    let d = |m| full.probe_dtc(&pos.after(m)).unwrap();
+                    assert_eq!(d(ma), d(mb), "{}: {ma} or {mb}", pos.to_fen());
+                }
+            }
+        }
+    }
+    assert!(captures > positions / 10, "{captures} of {positions}");
+    let (fv, fd) = (size(&full_dir, ".wld"), size(&full_dir, ".dtc"));
+    let (cv, cd) = (size(&compact_dir, ".wld"), size(&compact_dir, ".dtc"));
+    assert!(
+        cv * 2 < fv && cd * 2 < fd,
+        "values {fv} -> {cv}, distances {fd} -> {cd}"
+    );
+}
+
+#[test]
+fn converting_in_place_is_restartable_and_a_probe_names_a_damaged_file() {
+    let (full_dir, compact_dir) = full_and_compact("damage");
+    let full = open(&full_dir);
+    // in place: the second run finds every slice compact
+    let dir = full_dir.to_str().unwrap();
+    let out = kingme(&[
+        "egdb", "convert", "--quiet", "--sample", "20000", "--dir", dir,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("kept 0 compact"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = kingme(&["egdb", "convert", "--quiet", "--dir", dir]);
+    assert!(
+        text(&out.stdout).contains("converted 0 slices"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(size(&full_dir, ".wld"), size(&compact_dir, ".wld"));
+
+    // one byte of one block of a 4-piece slice flipped: that block's
+    // positions are errors, every other position keeps its value
+    let m: egdb::Material = "bm2bk0wm2wk0".parse().unwrap();
+    let path = compact_dir.join(format!("{m}.wld"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 10;
+    bytes[at] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    let damaged = open(&compact_dir);
+    let ix = SliceIndex::new(m);
+    let (mut errors, mut right) = (0, 0);
+    for i in 0..ix.len() {
+        let Some(pos) = ix.position(i) else { continue };
+        if pos.must_capture() {
+            continue;
+        }
+        match damaged.probe_wdl(&pos) {
+            Ok(v) => {
+                assert_eq!(v, full.probe_wdl(&pos).unwrap(), "{}", pos.to_fen());
+                right += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
+                assert!(e.to_string().contains("corrupted block"), "{e}");
+                errors += 1;
+            }
+        }
+    }
+    assert!(errors > 0 && right > 0, "{errors} errors, {right} right");
+
+    // a truncated file and a wrong version: one error naming the file
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let e = open(&compact_dir).check_slice(m).unwrap_err().to_string();
+    assert!(
+        e.contains(path.to_str().unwrap()) && e.contains("truncated"),
+        "{e}"
+    );
+    bytes[8] = 9;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = open(&compact_dir).check_slice(m).unwrap_err().to_string();
+    assert!(
+        e.contains(path.to_str().unwrap()) && e.contains("version 9"),
+        "{e}"
+    );
+    let out = kingme(&[
+        "egdb",
+        "probe",
+        "--dir",
+        compact_dir.to_str().unwrap(),
+        "W:W5,6:B27,28",
+    ]);
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "W:W5,6:B27,28 unknown",
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&full_dir);
+    let _ = std::fs::remove_dir_all(&compact_dir);
+}
