@@ -19,7 +19,7 @@
 //! below 81 holds four positions in base 3; a byte from 81 holds a run of one
 //! value, its length from [`RUN_LENGTHS`]. A probe decodes bytes up to its
 //! position. Conversion blocks are zstd frames, decoded whole on a probe (the
-//! engine reads distances only at the root).
+//! engine reads distances only at the root) and kept in a few slots per file.
 
 use super::file::{self, FileError, Kind, HEADER_LEN, MAGIC};
 use super::Material;
@@ -27,6 +27,7 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The compact format's version.
 pub const COMPACT_VERSION: u32 = 2;
@@ -249,7 +250,12 @@ pub struct Compact {
     data_at: usize,
     /// One bit a block: its checksum has been checked.
     checked: Vec<AtomicU64>,
+    /// Decoded conversion blocks, by block number modulo the slots.
+    decoded: Vec<Mutex<Option<(usize, Arc<[u8]>)>>>,
 }
+
+/// Decoded blocks kept per conversion file: [`DISTANCE_BLOCK`] bytes each.
+pub const DECODED_SLOTS: usize = 8;
 
 impl std::fmt::Debug for Compact {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -333,6 +339,10 @@ impl Compact {
             checked: (0..blocks.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            decoded: match kind {
+                Kind::Values => Vec::new(),
+                Kind::Conversion => (0..DECODED_SLOTS).map(|_| Mutex::new(None)).collect(),
+            },
             map,
         };
         let mut prev = 0;
@@ -396,8 +406,25 @@ impl Compact {
         match self.kind {
             Kind::Values => decode_value(block, at).ok_or_else(corrupt),
             Kind::Conversion => {
-                let d = zstd::bulk::decompress(block, DISTANCE_BLOCK as usize)
-                    .map_err(|_| corrupt())?;
+                let slot = &self.decoded[b % DECODED_SLOTS];
+                let lock = || {
+                    slot.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                };
+                let cached = match &*lock() {
+                    Some((cb, d)) if *cb == b => Some(Arc::clone(d)),
+                    _ => None,
+                };
+                let d = match cached {
+                    Some(d) => d,
+                    None => {
+                        let d: Arc<[u8]> = zstd::bulk::decompress(block, DISTANCE_BLOCK as usize)
+                            .map_err(|_| corrupt())?
+                            .into();
+                        *lock() = Some((b, Arc::clone(&d)));
+                        d
+                    }
+                };
                 d.get(at as usize).copied().ok_or_else(corrupt)
             }
         }
