@@ -251,8 +251,11 @@ pub struct Compact {
     /// One bit a block: its checksum has been checked.
     checked: Vec<AtomicU64>,
     /// Decoded conversion blocks, by block number modulo the slots.
-    decoded: Vec<Mutex<Option<(usize, Arc<[u8]>)>>>,
+    decoded: Vec<DecodedSlot>,
 }
+
+/// One decoded conversion block, by its number.
+type DecodedSlot = Mutex<Option<(usize, Arc<[u8]>)>>;
 
 /// Decoded blocks kept per conversion file: [`DISTANCE_BLOCK`] bytes each.
 pub const DECODED_SLOTS: usize = 8;
