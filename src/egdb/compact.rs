@@ -21,10 +21,8 @@
 //! position. Conversion blocks are zstd frames, decoded whole on a probe (the
 //! engine reads distances only at the root) and kept in a few slots per file.
 
-use super::file::{self, FileError, Kind, HEADER_LEN, MAGIC};
+use super::file::{self, FileError, Kind, HEADER_LEN};
 use super::Material;
-use std::fs::{self, File};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -187,15 +185,9 @@ pub fn write(
     kind: Kind,
     blocks: &[Vec<u8>],
 ) -> Result<PathBuf, FileError> {
-    let dest = file::path(dir, mat, kind);
-    let tmp = dest.with_extension(format!("{}.tmp", kind.extension()));
-    let io_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| FileError::Io { path, source }
-    };
     let data_len: u64 = blocks.iter().map(|b| b.len() as u64).sum();
     let too_big = || FileError::Header {
-        path: dest.clone(),
+        path: file::path(dir, mat, kind),
         reason: format!("{data_len} bytes of blocks: over the format's 4 GiB"),
     };
     let mut index = Vec::with_capacity(8 * blocks.len() + 4);
@@ -208,32 +200,16 @@ pub fn write(
     for b in blocks {
         index.extend_from_slice(&short_checksum(b).to_le_bytes());
     }
-    let mut h = [0u8; HEADER_LEN];
-    h[0..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&COMPACT_VERSION.to_le_bytes());
-    h[12..16].copy_from_slice(&kind.code().to_le_bytes());
-    let name = mat.to_string();
-    h[16..16 + name.len()].copy_from_slice(name.as_bytes());
+    let mut h = file::ident(mat, kind, COMPACT_VERSION);
     h[32..40].copy_from_slice(&mat.positions().to_le_bytes());
     h[40..44].copy_from_slice(&(block_positions(kind) as u32).to_le_bytes());
     h[44..48].copy_from_slice(&(blocks.len() as u32).to_le_bytes());
     h[48..56].copy_from_slice(&data_len.to_le_bytes());
     h[56..64].copy_from_slice(&file::checksum(&index).to_le_bytes());
-    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-    let mut w = std::io::BufWriter::new(&mut f);
-    let written = w
-        .write_all(&h)
-        .and_then(|()| w.write_all(&index))
-        .and_then(|()| blocks.iter().try_for_each(|b| w.write_all(b)))
-        .and_then(|()| w.flush());
-    drop(w);
-    written.and_then(|()| f.sync_all()).map_err(io_err(&tmp))?;
-    drop(f);
-    fs::rename(&tmp, &dest).map_err(io_err(&dest))?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(dest)
+    let parts = [&h[..], &index[..]]
+        .into_iter()
+        .chain(blocks.iter().map(Vec::as_slice));
+    file::write_parts(dir, mat, kind, parts)
 }
 
 /// An open compact file: mapped, its header and index checked.

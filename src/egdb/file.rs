@@ -155,13 +155,20 @@ pub fn unpack(data: &[u8], i: u64) -> u8 {
     (data[(i >> 2) as usize] >> ((i & 3) * 2)) & 3
 }
 
-fn header(kind: Kind, mat: Material, positions: u64, data: &[u8]) -> [u8; HEADER_LEN] {
+/// A header with its first 32 bytes (magic, `version`, `kind`, slice name)
+/// filled in.
+pub(super) fn ident(mat: Material, kind: Kind, version: u32) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[8..12].copy_from_slice(&version.to_le_bytes());
     h[12..16].copy_from_slice(&kind.code().to_le_bytes());
     let name = mat.to_string();
     h[16..16 + name.len()].copy_from_slice(name.as_bytes());
+    h
+}
+
+fn header(kind: Kind, mat: Material, positions: u64, data: &[u8]) -> [u8; HEADER_LEN] {
+    let mut h = ident(mat, kind, FORMAT_VERSION);
     h[32..40].copy_from_slice(&positions.to_le_bytes());
     h[40..48].copy_from_slice(&(data.len() as u64).to_le_bytes());
     h[48..56].copy_from_slice(&checksum(data).to_le_bytes());
@@ -173,6 +180,23 @@ fn header(kind: Kind, mat: Material, positions: u64, data: &[u8]) -> [u8; HEADER
 pub fn write(dir: &Path, mat: Material, kind: Kind, data: &[u8]) -> Result<PathBuf, FileError> {
     let positions = mat.positions();
     debug_assert_eq!(kind.data_len(positions), data.len() as u64);
+    write_parts(
+        dir,
+        mat,
+        kind,
+        [&header(kind, mat, positions, data)[..], data],
+    )
+}
+
+/// Writes `mat`'s file of `kind` into `dir` from `parts`, in order: to a
+/// temporary name, synced, then renamed into place (a file with the final
+/// name is always complete).
+pub(super) fn write_parts<'a>(
+    dir: &Path,
+    mat: Material,
+    kind: Kind,
+    parts: impl IntoIterator<Item = &'a [u8]>,
+) -> Result<PathBuf, FileError> {
     let dest = path(dir, mat, kind);
     let tmp = dest.with_extension(format!("{}.tmp", kind.extension()));
     let io_err = |path: &Path| {
@@ -180,10 +204,13 @@ pub fn write(dir: &Path, mat: Material, kind: Kind, data: &[u8]) -> Result<PathB
         move |source| FileError::Io { path, source }
     };
     let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-    f.write_all(&header(kind, mat, positions, data))
-        .and_then(|()| f.write_all(data))
-        .and_then(|()| f.sync_all())
-        .map_err(io_err(&tmp))?;
+    let mut w = io::BufWriter::new(&mut f);
+    let written = parts
+        .into_iter()
+        .try_for_each(|p| w.write_all(p))
+        .and_then(|()| w.flush());
+    drop(w);
+    written.and_then(|()| f.sync_all()).map_err(io_err(&tmp))?;
     drop(f);
     fs::rename(&tmp, &dest).map_err(io_err(&dest))?;
     if let Ok(d) = File::open(dir) {

@@ -62,8 +62,8 @@ impl<M> Default for Limits<M> {
     }
 }
 
-/// The words that name `go`'s limits, in the order [`Limits`]' `Display`
-/// writes them: the one list the parser's error text is made from.
+/// The words that name `go`'s limits, in the order the parser's error text
+/// names them: the one list that text is made from.
 pub const GO_KEYS: [&str; 12] = [
     "depth",
     "nodes",
@@ -73,9 +73,9 @@ pub const GO_KEYS: [&str; 12] = [
     "winc",
     "binc",
     "movestogo",
-    "trace",
     "infinite",
     "ponder",
+    "trace",
     "searchmoves",
 ];
 

@@ -208,11 +208,11 @@ mod tests {
         assert_eq!(cmd.redacted().to_string(), "auth (token hidden)");
     }
 
-    /// Every limit in the engine's list parses and is written back in the
-    /// list's order; the error for an unknown limit names them all, and the
+    /// Every limit in the engine's list parses and is written back; the
+    /// error for an unknown limit names them all, and the
     /// range errors quote the constants.
     #[test]
-    fn go_takes_exactly_the_listed_limits_in_their_order() {
+    fn go_takes_exactly_the_listed_limits() {
         use crate::engine::GO_KEYS;
         let arg = |k: &str| match k {
             "infinite" | "ponder" => String::new(),
@@ -230,8 +230,11 @@ mod tests {
         }
         all.push_str(" searchmoves 11-15");
         let written = all.parse::<Command>().unwrap().to_string();
-        let order: Vec<&str> = written.split(' ').filter(|w| GO_KEYS.contains(w)).collect();
-        assert_eq!(order, GO_KEYS, "{written}");
+        let mut keys: Vec<&str> = written.split(' ').filter(|w| GO_KEYS.contains(w)).collect();
+        keys.sort_unstable();
+        let mut listed = GO_KEYS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(keys, listed, "{written}");
         let err = "go sideways".parse::<Command>().unwrap_err().to_string();
         for k in GO_KEYS {
             assert!(err.contains(k), "{err}");
