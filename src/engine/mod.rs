@@ -9,13 +9,18 @@
 //! - [`limits`]: the limits of one `go` and the search limits they become.
 //! - [`mini`]: the policy for the solved mini-checkers table: whether it may
 //!   be built, starting its build, waiting for it.
-//! - [`handle`]: the handle of a running search.
+//! - [`handle`]: the handle of a running search; `job`: the search as its
+//!   thread runs it, reporting through events.
+//! - `tablebases`: the endgame databases, one open set per directory shared
+//!   by the process's engines, read in the background.
 //! - [`slot`]: one front end's search as a state machine (idle, queued,
-//!   searching, answered), shared by the kingme session, Hub and DXP.
+//!   searching), shared by the kingme session, Hub and DXP.
+//! - [`fault`]: failures the unit tests inject.
 
 mod answer;
 pub(crate) mod fault;
 mod handle;
+mod job;
 mod level;
 mod limits;
 mod mini;
@@ -23,31 +28,35 @@ pub mod option_table;
 mod options;
 mod own_book;
 mod slot;
+mod tablebases;
 
 pub use handle::SearchHandle;
+use job::SearchJob;
 pub use level::{Level, ParseLevelError};
 pub use limits::{Limits, GO_KEYS};
+use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
-use mini::{mini_table_allowed, wait_for_mini_table};
 pub use options::{
     EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_EGDB_PIECES,
     MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
+pub use tablebases::open_tablebases;
+use tablebases::{describe_tablebase, open_tablebase};
 
 use crate::board::{Game, Move, Position};
 use crate::egdb::Tablebase;
 use crate::perft::{Counting, PerftInterrupted};
 use crate::search::tt::{TableAllocError, TranspositionTable};
-use crate::search::{self, Control, History, Iteration, SearchReport, Stats};
+use crate::search::{self, Control, History, Iteration, Stats};
 pub use crate::search::{Score, TraceNode};
-use answer::{Answer, AnswerGuard, SharedAnswer};
+use answer::{Answer, AnswerGuard};
 use fault::Fault;
 use own_book::BookState;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 /// Statistics of one iteration, as the protocol's `info` line shows them.
@@ -204,161 +213,9 @@ enum Egdb {
     Absent,
 }
 
-/// The sets of databases open in this process, by canonical directory; an
-/// entry lives while some engine holds its set.
-static OPEN_TABLEBASES: Mutex<Vec<(PathBuf, Weak<Tablebase>)>> = Mutex::new(Vec::new());
-
-/// The cache's entries, those no engine holds any more dropped.
-fn live_tablebases() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Weak<Tablebase>)>> {
-    let mut open = OPEN_TABLEBASES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    open.retain(|(_, tb)| tb.strong_count() > 0);
-    open
-}
-
-/// The open set for the canonical `dir` in `open`, if any.
-fn find_tablebase(open: &[(PathBuf, Weak<Tablebase>)], dir: &Path) -> Option<Arc<Tablebase>> {
-    open.iter()
-        .find(|(d, _)| d == dir)
-        .and_then(|(_, tb)| tb.upgrade())
-}
-
-/// How many sets of endgame databases this process holds open (each set is
-/// one directory, however its path was spelled).
-#[must_use]
-pub fn open_tablebases() -> usize {
-    live_tablebases().len()
-}
-
-/// The databases in `dir`, shared by every engine of the process that uses
-/// the same directory (however its path is spelled) while any of them does;
-/// the slices it loads are read-only. The directory is read without holding
-/// the cache's lock.
-fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
-    let dir = dir.canonicalize().map_err(|e| e.to_string())?;
-    if let Some(tb) = find_tablebase(&live_tablebases(), &dir) {
-        return Ok(tb);
-    }
-    let mut tb = Tablebase::new();
-    tb.add_directory(&dir).map_err(|e| e.to_string())?;
-    let tb = Arc::new(tb);
-    {
-        let mut open = live_tablebases();
-        if let Some(other) = find_tablebase(&open, &dir) {
-            // another engine opened it meanwhile: share that one
-            return Ok(other);
-        }
-        open.push((dir, Arc::downgrade(&tb)));
-    }
-    // Searches never wait for a file (a large slice takes longer to read than
-    // a move may): the small slices are read now, the rest on a thread of
-    // their own, and each answers probes once it is in memory.
-    tb.preload(PRELOAD_NOW_PIECES);
-    let bg = Arc::clone(&tb);
-    let spawned = std::thread::Builder::new()
-        .name("egdb-preload".into())
-        .spawn(move || {
-            let t = std::time::Instant::now();
-            let bytes = bg.preload(bg.max_pieces());
-            tracing::info!(
-                bytes,
-                secs = t.elapsed().as_secs_f64(),
-                "endgame databases in memory"
-            );
-        });
-    if let Err(e) = spawned {
-        tracing::warn!(error = %e, "no thread to read the endgame databases; reading them now");
-        tb.preload(tb.max_pieces());
-    }
-    Ok(tb)
-}
-
-/// Slices of up to this many pieces (the small ones) are read when the databases
-/// are opened, before any search probes them.
-const PRELOAD_NOW_PIECES: u32 = 4;
-
-fn describe_tablebase(tb: &Tablebase, dir: &Path) -> String {
-    if tb.max_pieces() == 0 {
-        format!(
-            "no endgame database found in {} (kingme egdb build makes one); playing without",
-            dir.display()
-        )
-    } else {
-        format!(
-            "endgame databases: {} slices, every position of up to {} pieces, in {}",
-            tb.slices().len(),
-            tb.max_pieces(),
-            dir.display()
-        )
-    }
-}
-
 impl Default for Engine {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-struct Reporter<'a> {
-    answer: &'a SharedAnswer,
-    /// A fault the unit tests inject: panic in the search, at the first iteration.
-    panic_in_search: bool,
-}
-
-impl SearchReport for Reporter<'_> {
-    fn iteration(&mut self, it: &Iteration) {
-        assert!(
-            !self.panic_in_search,
-            "search made to panic (injected fault)"
-        );
-        answer::lock(self.answer).send(Event::Info(Info::from_iteration(it)));
-    }
-    fn trace(&mut self, node: TraceNode) {
-        answer::lock(self.answer).send(Event::Trace(node));
-    }
-}
-
-/// One search, as its thread runs it.
-struct SearchJob {
-    pos: Position,
-    hist: History,
-    sl: search::SearchLimits,
-    wait_for_table: bool,
-    tt: Arc<TranspositionTable>,
-    control: Arc<Control>,
-    /// The search thread panics (an injected fault).
-    panic_in_search: bool,
-}
-
-impl SearchJob {
-    /// Searches and answers through `guard`: the iterations' infos, the last
-    /// line with the whole search's statistics, then the best move (the
-    /// guard answers if this panics).
-    fn run(mut self, guard: &AnswerGuard) {
-        if self.wait_for_table {
-            wait_for_mini_table(&mut self.sl, &self.control);
-        }
-        let mut rep = Reporter {
-            answer: &guard.0,
-            panic_in_search: self.panic_in_search,
-        };
-        let res = search::search(
-            &self.pos,
-            &self.hist,
-            &self.sl,
-            &self.tt,
-            &self.control,
-            &mut rep,
-        );
-        let mut answer = answer::lock(&guard.0);
-        if let Some(last) = &res.last {
-            answer.send(Event::Info(Info::new(last, &res.stats, res.time)));
-        }
-        answer.send(Event::BestMove {
-            mv: res.best,
-            ponder: res.ponder,
-        });
     }
 }
 
