@@ -4,29 +4,14 @@
 //! unwritable directories, a killed build restarted, two builds at once,
 //! malformed FENs in a batch, probing from many threads.
 
+mod common;
+
+use common::cli::{kingme, temp_dir, text};
 use kingme::board::{Position, Variant};
 use kingme::egdb::{self, Material, Tablebase, Wdl};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
-
-fn kingme(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .args(args)
-        .env_remove("KINGME_EGDB")
-        .output()
-        .expect("run kingme")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kingme-egdb-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 fn build(dir: &Path, pieces: u32) {
     let out = kingme(&[
@@ -74,7 +59,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice() {
-    let dir = temp_dir("four");
+    let dir = temp_dir("egdb-four");
     build(&dir, 4);
     let out = kingme(&["egdb", "verify", "--dir", dir.to_str().unwrap()]);
     let stdout = text(&out.stdout);
@@ -110,7 +95,7 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
     assert_eq!(plan.len(), egdb::plan(4).len());
-    let one = temp_dir("four-by-slice");
+    let one = temp_dir("egdb-four-by-slice");
     for name in &plan {
         let out = kingme(&[
             "egdb",
@@ -140,7 +125,7 @@ fn plan_json_lists_dependencies_and_a_slice_needs_them() {
             && s.contains(r#""depends":["bm0bk1wm0wk1"]"#),
         "{s}"
     );
-    let dir = temp_dir("needs");
+    let dir = temp_dir("egdb-needs");
     let out = kingme(&[
         "egdb",
         "build",
@@ -161,7 +146,7 @@ fn plan_json_lists_dependencies_and_a_slice_needs_them() {
 
 #[test]
 fn damaged_files_answer_unknown_with_one_error_naming_the_file_and_a_rebuild_repairs_them() {
-    let dir = temp_dir("damaged");
+    let dir = temp_dir("egdb-damaged");
     build(&dir, 3);
     let kk = "W:WK32:BK26"; // slice bm0bk1wm0wk1
     let kkk = "W:WK19,K23:BK32"; // slice bm0bk2wm0wk1 (mirrored)
@@ -227,7 +212,7 @@ fn damaged_files_answer_unknown_with_one_error_naming_the_file_and_a_rebuild_rep
 
 #[test]
 fn missing_and_unwritable_directories_are_one_clear_error() {
-    let dir = temp_dir("missing");
+    let dir = temp_dir("egdb-missing");
     let out = kingme(&[
         "egdb",
         "probe",
@@ -244,7 +229,7 @@ fn missing_and_unwritable_directories_are_one_clear_error() {
     );
 
     // a file where the directory should be
-    let file = temp_dir("notadir");
+    let file = temp_dir("egdb-notadir");
     std::fs::write(&file, b"x").unwrap();
     let sub = file.join("egdb");
     let out = kingme(&[
@@ -265,7 +250,7 @@ fn missing_and_unwritable_directories_are_one_clear_error() {
 
 #[test]
 fn a_second_build_on_one_directory_is_refused() {
-    let dir = temp_dir("locked");
+    let dir = temp_dir("egdb-locked");
     std::fs::create_dir_all(&dir).unwrap();
     let lock = egdb::build::DirLock::take(&dir).expect("first lock");
     let out = kingme(&[
@@ -292,7 +277,7 @@ fn a_second_build_on_one_directory_is_refused() {
 
 #[test]
 fn a_killed_build_leaves_only_complete_files_and_resumes() {
-    let dir = temp_dir("killed");
+    let dir = temp_dir("egdb-killed");
     let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
         .args([
             "egdb",
@@ -360,7 +345,7 @@ fn a_killed_build_leaves_only_complete_files_and_resumes() {
 
 #[test]
 fn probe_reads_stdin_and_a_malformed_fen_does_not_stop_the_batch() {
-    let dir = temp_dir("stdin");
+    let dir = temp_dir("egdb-stdin");
     build(&dir, 3);
     let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
         .args(["egdb", "probe", "--dir"])
@@ -396,7 +381,7 @@ fn probe_reads_stdin_and_a_malformed_fen_does_not_stop_the_batch() {
 
 #[test]
 fn probing_from_many_threads_gives_the_same_answers() {
-    let dir = temp_dir("threads");
+    let dir = temp_dir("egdb-threads");
     egdb::build(&egdb::BuildOptions {
         dir: dir.clone(),
         pieces: 3,
@@ -448,7 +433,7 @@ fn probing_from_many_threads_gives_the_same_answers() {
 
 #[test]
 fn bench_probes_every_slice_and_counts_what_it_found() {
-    let dir = temp_dir("bench");
+    let dir = temp_dir("egdb-bench");
     let empty = kingme(&["egdb", "bench", "--dir", dir.to_str().unwrap()]);
     assert!(!empty.status.success());
     assert!(
@@ -491,7 +476,7 @@ fn bench_probes_every_slice_and_counts_what_it_found() {
 
 #[test]
 fn probes_that_do_not_wait_answer_loading_until_the_slice_is_read() {
-    let dir = temp_dir("now");
+    let dir = temp_dir("egdb-now");
     build(&dir, 3);
     let mut tb = Tablebase::new();
     tb.add_directory(&dir).unwrap();

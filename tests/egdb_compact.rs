@@ -4,28 +4,12 @@
 //! search), the engine's database move is the same, and damage is an error,
 //! never a wrong value.
 
+mod common;
+
+use common::cli::{kingme, temp_dir, text};
 use kingme::egdb::index::SliceIndex;
 use kingme::egdb::{self, Tablebase};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn kingme(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .args(args)
-        .env_remove("KINGME_EGDB")
-        .output()
-        .expect("run kingme")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kingme-compact-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 fn open(dir: &Path) -> Tablebase {
     let mut tb = Tablebase::new();
@@ -44,8 +28,8 @@ fn size(dir: &Path, ext: &str) -> u64 {
 
 /// Builds the 4-piece set in version 1 and converts it into `out`.
 fn full_and_compact(tag: &str) -> (PathBuf, PathBuf) {
-    let full = temp_dir(&format!("{tag}-full"));
-    let compact = temp_dir(&format!("{tag}-compact"));
+    let full = temp_dir(&format!("compact-{tag}-full"));
+    let compact = temp_dir(&format!("compact-{tag}-compact"));
     egdb::build(&egdb::BuildOptions {
         dir: full.clone(),
         pieces: 4,

@@ -2,6 +2,8 @@
 //! process, to a spawned `kingme` on stdio, and over TCP; transcript replay.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use kingme::protocol::{Events, Session, SessionConfig};
 use kingme::server::{self, ServerConfig};
 use std::collections::VecDeque;
