@@ -10,7 +10,7 @@ use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};
 use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
 use kingme_referee::stats::{fmt_elo, Sprt, Wdl};
-use kingme_referee::EngineSpec;
+use kingme_referee::{EngineError, EngineSpec};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -284,9 +284,7 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
     let spec = |s: Option<String>, flag: &str| -> Result<EngineSpec> {
         let s = s.with_context(|| format!("{flag} is required (tcp:HOST:PORT or cmd:PROGRAM)"))?;
         match s.parse()? {
-            EngineSpec::InProcess => {
-                bail!("{flag} {s}: the referee plays engines over tcp:HOST:PORT or cmd:PROGRAM")
-            }
+            EngineSpec::InProcess => bail!("{flag}: {}", EngineError::Unsupported(s)),
             spec => Ok(spec),
         }
     };
