@@ -383,10 +383,8 @@ fn probe_reads_stdin_and_a_malformed_fen_does_not_stop_the_batch() {
 fn probing_from_many_threads_gives_the_same_answers() {
     let dir = temp_dir("egdb-threads");
     egdb::build(&egdb::BuildOptions {
-        dir: dir.clone(),
-        pieces: 3,
-        slice: None,
         threads: 1,
+        ..egdb::BuildOptions::new(dir.clone(), 3)
     })
     .unwrap();
     let positions: Vec<Position> = egdb::plan(3)

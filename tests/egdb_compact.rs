@@ -31,10 +31,9 @@ fn full_and_compact(tag: &str) -> (PathBuf, PathBuf) {
     let full = temp_dir(&format!("compact-{tag}-full"));
     let compact = temp_dir(&format!("compact-{tag}-compact"));
     egdb::build(&egdb::BuildOptions {
-        dir: full.clone(),
-        pieces: 4,
-        slice: None,
         threads: 2,
+        format: egdb::build::Format::Full,
+        ..egdb::BuildOptions::new(full.clone(), 4)
     })
     .unwrap();
     let out = kingme(&[

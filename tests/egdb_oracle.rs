@@ -283,10 +283,8 @@ fn database_agrees_with_the_oracle_on_every_position_of_up_to_3_pieces() {
     let dir = std::env::temp_dir().join(format!("kingme-egdb-oracle-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let report = egdb::build(&egdb::BuildOptions {
-        dir: dir.clone(),
-        pieces: 3,
-        slice: None,
         threads: 2,
+        ..egdb::BuildOptions::new(dir.clone(), 3)
     })
     .expect("build");
     assert_eq!(report.built.len(), egdb::plan(3).len());

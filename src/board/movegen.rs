@@ -329,6 +329,21 @@ pub(crate) fn can_capture<R: Rules>(pos: &Position) -> bool {
     has_capture::<R>(&s)
 }
 
+/// Whether the side not to move would have a capture if it were to move.
+pub(crate) fn threatens_capture<R: Rules>(pos: &Position) -> bool {
+    let color = !pos.turn();
+    let own = pos.pieces(color).0;
+    let opp = pos.pieces(pos.turn()).0;
+    let kings = pos.kings().0 & own;
+    has_capture::<R>(&Sides {
+        men: own & !kings,
+        kings,
+        opp,
+        empty: R::ALL & !(own | opp),
+        color,
+    })
+}
+
 /// Capture sequences continuing from `cur` (1 when none continues: the move ends here).
 #[inline]
 fn count_from<R: Rules, const KING: bool>(

@@ -207,6 +207,13 @@ impl Position {
         with_rules!(self.variant, R => movegen::can_capture::<R>(self))
     }
 
+    /// Whether the side not to move would have a capture if it were its turn
+    /// (a threat the side to move faces).
+    #[must_use]
+    pub fn threatened(&self) -> bool {
+        with_rules!(self.variant, R => movegen::threatens_capture::<R>(self))
+    }
+
     /// Whether `m` is one of the legal moves (up to capture path).
     #[must_use]
     pub fn is_legal(&self, m: Move) -> bool {

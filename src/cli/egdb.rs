@@ -64,6 +64,13 @@ pub struct BuildArgs {
     /// Worker threads [default: one per core].
     #[arg(long, value_name = "T", default_value_t = 0)]
     threads: usize,
+    /// File format: compact (version 3) or full (version 1, every index stored).
+    #[arg(long, value_name = "FORMAT", default_value = "compact", value_parser = ["compact", "full"])]
+    format: String,
+    /// Positions of each compact slice probed back and compared with the
+    /// builder's values (0: none; all when the slice is smaller).
+    #[arg(long, value_name = "K", default_value_t = 1_000_000)]
+    check: u64,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -211,15 +218,50 @@ fn run_build(a: BuildArgs) -> Result<(), String> {
         b
     };
     let opts = egdb::BuildOptions {
-        dir: dir.clone(),
-        pieces: a.pieces,
         slice: a.slice,
         threads: a.threads,
+        format: if a.format == "full" {
+            egdb::build::Format::Full
+        } else {
+            egdb::build::Format::Compact
+        },
+        check: a.check,
+        ..egdb::BuildOptions::new(dir.clone(), a.pieces)
     };
+    let quiet = a.quiet;
+    let started = std::sync::Mutex::new(None);
     let report = egdb::build_reporting(&opts, &|p| {
         bar.set_length(p.total);
         bar.set_position(p.done);
-        bar.set_message(p.slice.to_string());
+        let mut started = started
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *started != Some(p.slice) {
+            // each slice's peak memory is its own
+            reset_peak_memory();
+            *started = Some(p.slice);
+        }
+        bar.set_message(format!(
+            "{} peak {}",
+            p.slice,
+            peak_memory().unwrap_or_default()
+        ));
+        if let Some(b) = p.built {
+            let line = format!(
+                "{} {} positions in {:.1}s, peak memory {}, values {} bytes, distances {} bytes",
+                b.slice,
+                b.slice.positions(),
+                b.seconds,
+                peak_memory().unwrap_or_else(|| "unknown".into()),
+                b.bytes.0,
+                b.bytes.1
+            );
+            if quiet {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
     });
     bar.finish_and_clear();
     let report = report.map_err(|e| e.to_string())?;
@@ -232,6 +274,26 @@ fn run_build(a: BuildArgs) -> Result<(), String> {
         t.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The process's peak resident memory since the last reset (Linux:
+/// `VmHWM`), as text.
+fn peak_memory() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(format!("{:.1} GB", kb as f64 / 1e6))
+}
+
+/// Starts a new peak of resident memory (Linux; elsewhere nothing).
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 fn run_probe(a: ProbeArgs) -> Result<(), String> {

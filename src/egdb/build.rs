@@ -14,10 +14,16 @@
 //! What is left undecided is a draw (no side can force the game out of a
 //! cycle of kings' moves).
 //!
+//! A slice is written compact (version 3) unless version 1 is asked for, and
+//! a compact slice is probed back and compared with the builder's values
+//! before the next slice starts.
+//!
 //! Restartable: a slice whose files are present and open (header, size,
 //! checksum) is skipped; files are written under a temporary name, synced and
 //! renamed; a lock file keeps a second build out of the directory.
 
+use super::compact::{Compact, COMPACT_VERSION};
+use super::convert::{self, ConvertError, Unpacked};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, Men, SliceIndex};
 use super::probe::{ProbeError, Tablebase};
@@ -39,10 +45,42 @@ pub struct BuildOptions {
     pub slice: Option<Material>,
     /// Worker threads (0: one per core).
     pub threads: usize,
+    /// The file format written.
+    pub format: Format,
+    /// Positions of each slice written compact that are probed from the new
+    /// files and compared with the builder's values (spread over the slice;
+    /// every position when the slice has fewer).
+    pub check: u64,
+}
+
+impl BuildOptions {
+    /// Every slice of at most `pieces` pieces into `dir`, compact, on every
+    /// core, a million positions a slice checked.
+    #[must_use]
+    pub fn new(dir: impl Into<PathBuf>, pieces: u32) -> BuildOptions {
+        BuildOptions {
+            dir: dir.into(),
+            pieces,
+            slice: None,
+            threads: 0,
+            format: Format::Compact,
+            check: 1_000_000,
+        }
+    }
+}
+
+/// The slice file format a build writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Version 3, [`compact`](super::compact).
+    #[default]
+    Compact,
+    /// Version 1, every index stored ([`file`](super::file)).
+    Full,
 }
 
 /// Where a build stands, for a progress display.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BuildProgress {
     /// The slice being built.
     pub slice: Material,
@@ -50,6 +88,19 @@ pub struct BuildProgress {
     pub done: u64,
     /// Positions this run builds.
     pub total: u64,
+    /// The slice just finished, when this report is its end.
+    pub built: Option<Built>,
+}
+
+/// One slice built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Built {
+    /// The slice.
+    pub slice: Material,
+    /// Seconds it took, solving, writing and checking.
+    pub seconds: f64,
+    /// Bytes of its files (values, distances).
+    pub bytes: (u64, u64),
 }
 
 /// What a build did.
@@ -91,6 +142,9 @@ pub enum BuildError {
     /// A slice file could not be written or read.
     #[error(transparent)]
     File(#[from] FileError),
+    /// A slice written compact does not give back the builder's values.
+    #[error(transparent)]
+    Check(#[from] ConvertError),
     /// A probe into a finished slice failed during the build.
     #[error("while building {slice}: {source}")]
     Probe {
@@ -147,15 +201,19 @@ fn remove_stale_temporaries(dir: &Path) {
     }
 }
 
-/// Whether both files of `mat` in `dir` are present and open.
+/// Whether both files of `mat` in `dir` are present and open (either
+/// version; every checksum checked).
 fn complete(dir: &Path, mat: Material) -> bool {
-    file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values).is_ok()
-        && file::read(
-            &file::path(dir, mat, Kind::Conversion),
-            mat,
-            Kind::Conversion,
-        )
-        .is_ok()
+    [Kind::Values, Kind::Conversion].into_iter().all(|kind| {
+        let path = file::path(dir, mat, kind);
+        match file::version_of(&path) {
+            Ok(Some(COMPACT_VERSION)) => {
+                Compact::open(&path, mat, kind).is_ok_and(|c| c.warm().is_ok())
+            }
+            Ok(Some(file::FORMAT_VERSION)) => file::read(&path, mat, kind).is_ok(),
+            _ => false,
+        }
+    })
 }
 
 /// Builds the slices `opts` asks for into `opts.dir`, keeping those already
@@ -201,8 +259,18 @@ pub fn build_reporting(
             !done
         })
         .collect();
-    // dependencies: every slice any slice to build needs, not built in this run
+    // dependencies: every slice any slice to build needs, directly or through
+    // a probe of a compact slice (a capture search), not built in this run
     let mut deps: Vec<Material> = todo.iter().flat_map(|m| m.dependencies()).collect();
+    let mut i = 0;
+    while i < deps.len() {
+        for m in deps[i].dependencies() {
+            if !deps.contains(&m) {
+                deps.push(m);
+            }
+        }
+        i += 1;
+    }
     deps.sort_by_key(|m| (m.pieces(), m.men(), *m));
     deps.dedup();
     for d in deps {
@@ -211,10 +279,11 @@ pub fn build_reporting(
         }
         tb.add_slice(dir, d);
         if let Err(reason) = tb.check_slice(d) {
-            let slice = *todo
+            let slice = todo
                 .iter()
+                .copied()
                 .find(|m| m.dependencies().contains(&d))
-                .expect("a slice needs it");
+                .unwrap_or(todo[0]);
             return Err(BuildError::Dependency {
                 slice,
                 needs: d,
@@ -231,16 +300,47 @@ pub fn build_reporting(
                 slice: mat,
                 done: d,
                 total,
+                built: None,
             });
         };
         step(0);
+        let t = std::time::Instant::now();
         let (values, conversion) = pool.install(|| build_slice(mat, &tb, &step))?;
-        file::write(dir, mat, Kind::Conversion, &conversion)?;
-        file::write(dir, mat, Kind::Values, &file::pack(&values))?;
-        tb.add_slice(dir, mat);
+        let bytes = match opts.format {
+            Format::Full => {
+                let d = file::write(dir, mat, Kind::Conversion, &conversion)?;
+                let v = file::write(dir, mat, Kind::Values, &file::pack(&values))?;
+                tb.add_slice(dir, mat);
+                (file_len(&v), file_len(&d))
+            }
+            Format::Compact => {
+                let src = Unpacked {
+                    values: &values,
+                    dtc: &conversion,
+                };
+                let bytes = pool.install(|| convert::write_slice(dir, mat, &src))?;
+                tb.add_slice(dir, mat);
+                pool.install(|| convert::check_slice(mat, &src, Some(opts.check), &tb))?;
+                bytes
+            }
+        };
         report.built.push(mat);
+        progress(BuildProgress {
+            slice: mat,
+            done: done.load(std::sync::atomic::Ordering::Relaxed),
+            total,
+            built: Some(Built {
+                slice: mat,
+                seconds: t.elapsed().as_secs_f64(),
+                bytes,
+            }),
+        });
     }
     Ok(report)
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
 /// A block's value codes and conversion distances.

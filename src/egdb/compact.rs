@@ -1,42 +1,42 @@
-//! The compact slice files (format version 2): the same names as version 1
+//! The compact slice files (format version 3): the same names as version 1
 //! (`NAME.wld`, `NAME.dtc`), compressed in blocks of [`VALUE_BLOCK`] or
 //! [`DISTANCE_BLOCK`] positions and read through a memory map, so that engines on one machine
 //! share the page cache and start-up reads only headers and indexes.
 //!
-//! Positions whose value a probe finds by a capture search (a capture
-//! pending for the side to move), and indices that stand for no position,
-//! are "don't care": they take whatever value makes the runs longest. In the
-//! conversion file, draws are don't care as well (their distance is 0).
+//! Positions whose value a probe finds by a small search ([`left_out`]),
+//! and indices that stand for no position, are "don't care": they take
+//! whatever value makes the data most compressible. In the conversion file,
+//! draws and positions with a capture pending are don't care (a draw's
+//! distance is 0, a capture's 1).
 //!
-//! Layout, little-endian: a 64-byte header (magic `KINGMEDB`, version 2,
+//! Layout, little-endian: a 64-byte header (magic `KINGMEDB`, version 3,
 //! kind, slice name, position count, positions per block (u32), block count
 //! (u32), data length (u64), FNV-1a 64 checksum of the index); the index:
 //! block count + 1 data offsets (u32), then a checksum (u32) per block; then
 //! the blocks. A block's checksum is checked the first time it is read: a
 //! corrupt block is an error for its probes, never a wrong value.
 //!
-//! Value blocks use a byte code in the manner of Chinook's databases: a byte
-//! below 81 holds four positions in base 3; a byte from 81 holds a run of one
-//! value, its length from [`RUN_LENGTHS`]. A probe decodes bytes up to its
-//! position. Conversion blocks are zstd frames, decoded whole on a probe (the
-//! engine reads distances only at the root) and kept in a few slots per file.
+//! Every block is one zstd frame: a values block holds the value codes of
+//! [`VALUE_BLOCK`] positions at 2 bits each, a conversion block the
+//! distances of [`DISTANCE_BLOCK`] positions at a byte each; both decode to
+//! [`DECODED_BYTES`] bytes, kept in the process-wide [`cache`](super::cache).
 
+use super::cache::{self, DECODED_BYTES};
 use super::file::{self, FileError, Kind, HEADER_LEN};
 use super::Material;
+use crate::board::Position;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The compact format's version.
-pub const COMPACT_VERSION: u32 = 2;
+pub const COMPACT_VERSION: u32 = 3;
 
-/// Positions per block of a values file: a probe decodes up to a quarter of
-/// this many bytes.
-pub const VALUE_BLOCK: u64 = 4096;
+/// Positions per block of a values file.
+pub const VALUE_BLOCK: u64 = 4 * DECODED_BYTES as u64;
 
-/// Positions per block of a conversion file, decoded whole on a probe (a
-/// multiple of [`VALUE_BLOCK`]).
-pub const DISTANCE_BLOCK: u64 = 4 * VALUE_BLOCK;
+/// Positions per block of a conversion file.
+pub const DISTANCE_BLOCK: u64 = DECODED_BYTES as u64;
 
 /// Positions per block of a file of `kind`.
 #[must_use]
@@ -48,8 +48,38 @@ pub const fn block_positions(kind: Kind) -> u64 {
 }
 
 /// A position a probe never reads from the file (its value comes from a
-/// capture search, or it is no position at all).
+/// search, or it is no position at all).
 pub const DONT_CARE: u8 = 0xff;
+
+/// Why a position is left out of a compact values file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeftOut {
+    /// The side to move must capture: its value is the best capture's, each
+    /// capture leading into a smaller slice.
+    Capture,
+    /// The opponent threatens a capture, and every move of the side to move
+    /// leads either to a capture for the opponent or to a position without a
+    /// threat (so stored): its value is the best move's, read one ply on.
+    Threat,
+}
+
+/// Whether `pos` (English, in its slice's orientation) is left out of a
+/// compact values file, and why. The file's writer and its probes use this
+/// one test, so a probe never reads a position the writer left out.
+#[must_use]
+pub fn left_out(pos: &Position) -> Option<LeftOut> {
+    if pos.must_capture() {
+        return Some(LeftOut::Capture);
+    }
+    if !pos.threatened() {
+        return None;
+    }
+    let all_resolved = pos.legal_moves().iter().all(|&m| {
+        let child = pos.after(m);
+        child.must_capture() || !child.threatened()
+    });
+    all_resolved.then_some(LeftOut::Threat)
+}
 
 /// Where index `i` (of a slice of `n` positions) is stored: every position
 /// with Black to move, then every one with White to move. In the slice index
@@ -75,102 +105,45 @@ pub const fn index_at(j: u64, n: u64) -> u64 {
 }
 
 /// zstd level of the conversion blocks.
-const ZSTD_LEVEL: i32 = 12;
+const DISTANCE_LEVEL: i32 = 12;
 
-/// Codes below this are four positions in base 3.
-const LITERALS: u8 = 81;
+/// zstd level of the value blocks (smaller, decoded often: worth the time).
+const VALUE_LEVEL: i32 = 19;
 
-/// Run lengths of the run codes (code `81 + 3 * k + value` is a run of
-/// `RUN_LENGTHS[k]` positions of `value`), growing by about 15% a step so
-/// that a whole block of one value takes a few bytes.
-pub const RUN_LENGTHS: [u32; 58] = run_lengths();
-
-const fn run_lengths() -> [u32; 58] {
-    let mut t = [0u32; 58];
-    let mut len = 4u64;
-    let mut k = 0;
-    while k < 58 {
-        t[k] = len as u32;
-        let next = len * 115 / 100;
-        len = if next > len { next } else { len + 1 };
-        k += 1;
-    }
-    t
-}
-
-/// Encodes one block of value codes (0 to 2, or [`DONT_CARE`]).
-#[must_use]
-pub fn encode_values(codes: &[u8]) -> Vec<u8> {
-    let first = codes.iter().copied().find(|&c| c != DONT_CARE).unwrap_or(0);
-    let mut filled = Vec::with_capacity(codes.len() + 3);
-    let mut last = first;
-    for &c in codes {
+/// `codes` with each [`DONT_CARE`] replaced by the value before it (the
+/// first known one at the start), so that runs grow.
+fn filled(codes: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let mut last = codes.iter().copied().find(|&c| c != DONT_CARE).unwrap_or(0);
+    codes.iter().map(move |&c| {
         if c != DONT_CARE {
             last = c;
         }
-        filled.push(last);
-    }
-    let n = filled.len();
-    filled.extend_from_slice(&[last; 3]);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < n {
-        let v = filled[i];
-        let run = filled[i..n].iter().take_while(|&&c| c == v).count();
-        if run >= RUN_LENGTHS[0] as usize {
-            let k = RUN_LENGTHS.partition_point(|&l| l as usize <= run) - 1;
-            out.push(LITERALS + 3 * k as u8 + v);
-            i += RUN_LENGTHS[k] as usize;
-        } else {
-            let q = &filled[i..i + 4];
-            out.push(q[0] + 3 * q[1] + 9 * q[2] + 27 * q[3]);
-            i += 4;
-        }
-    }
-    out
+        last
+    })
 }
 
-/// The value code of position `i` of a block encoded by [`encode_values`];
-/// `None` when the block ends first.
-#[must_use]
-pub fn decode_value(block: &[u8], i: u32) -> Option<u8> {
-    let mut at = 0u32;
-    for &b in block {
-        if b < LITERALS {
-            if i < at + 4 {
-                let mut q = b;
-                for _ in 0..(i - at) {
-                    q /= 3;
-                }
-                return Some(q % 3);
-            }
-            at += 4;
-        } else {
-            let k = b - LITERALS;
-            let len = *RUN_LENGTHS.get(usize::from(k / 3))?;
-            if i < at + len {
-                return Some(k % 3);
-            }
-            at += len;
-        }
+/// Encodes one block of value codes (0 to 2, or [`DONT_CARE`]; at most
+/// [`VALUE_BLOCK`] of them).
+pub fn encode_values(codes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut packed = vec![0u8; codes.len().div_ceil(4)];
+    for (i, c) in filled(codes).enumerate() {
+        packed[i / 4] |= (c & 3) << (2 * (i % 4));
     }
-    None
+    zstd::bulk::compress(&packed, VALUE_LEVEL)
+}
+
+/// The value code of position `i` of a decoded values block.
+#[inline]
+#[must_use]
+pub fn value_at(decoded: &[u8], i: usize) -> Option<u8> {
+    decoded.get(i / 4).map(|b| (b >> (2 * (i % 4))) & 3)
 }
 
 /// Encodes one block of conversion distances ([`DONT_CARE`] where a probe
 /// never reads one).
 pub fn encode_distances(dist: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut last = dist.iter().copied().find(|&d| d != DONT_CARE).unwrap_or(0);
-    let filled: Vec<u8> = dist
-        .iter()
-        .map(|&d| {
-            if d != DONT_CARE {
-                last = d;
-            }
-            last
-        })
-        .collect();
-    zstd::bulk::compress(&filled, ZSTD_LEVEL)
+    let filled: Vec<u8> = filled(dist).collect();
+    zstd::bulk::compress(&filled, DISTANCE_LEVEL)
 }
 
 fn short_checksum(block: &[u8]) -> u32 {
@@ -226,15 +199,12 @@ pub struct Compact {
     data_at: usize,
     /// One bit a block: its checksum has been checked.
     checked: Vec<AtomicU64>,
-    /// Decoded conversion blocks, by block number modulo the slots.
-    decoded: Vec<DecodedSlot>,
+    /// This file's number in the keys of the block cache.
+    id: u64,
 }
 
-/// One decoded conversion block, by its number.
-type DecodedSlot = Mutex<Option<(usize, Arc<[u8]>)>>;
-
-/// Decoded blocks kept per conversion file: [`DISTANCE_BLOCK`] bytes each.
-pub const DECODED_SLOTS: usize = 8;
+/// The next file number for the block cache's keys.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 impl std::fmt::Debug for Compact {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -318,10 +288,7 @@ impl Compact {
             checked: (0..blocks.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
-            decoded: match kind {
-                Kind::Values => Vec::new(),
-                Kind::Conversion => (0..DECODED_SLOTS).map(|_| Mutex::new(None)).collect(),
-            },
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             map,
         };
         let mut prev = 0;
@@ -381,32 +348,19 @@ impl Compact {
         if b >= self.blocks {
             return Err(corrupt());
         }
-        let block = self.block(b)?;
+        let decoded = cache::get_or_decode(self.id << 32 | b as u64, || {
+            let block = self.block(b)?;
+            zstd::bulk::decompress(block, DECODED_BYTES)
+                .ok()
+                .filter(|d| d.len() == DECODED_BYTES || b + 1 == self.blocks)
+                .map(Arc::<[u8]>::from)
+                .ok_or_else(corrupt)
+        })?;
         match self.kind {
-            Kind::Values => decode_value(block, at).ok_or_else(corrupt),
-            Kind::Conversion => {
-                let slot = &self.decoded[b % DECODED_SLOTS];
-                let lock = || {
-                    slot.lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                };
-                let cached = match &*lock() {
-                    Some((cb, d)) if *cb == b => Some(Arc::clone(d)),
-                    _ => None,
-                };
-                let d = match cached {
-                    Some(d) => d,
-                    None => {
-                        let d: Arc<[u8]> = zstd::bulk::decompress(block, DISTANCE_BLOCK as usize)
-                            .map_err(|_| corrupt())?
-                            .into();
-                        *lock() = Some((b, Arc::clone(&d)));
-                        d
-                    }
-                };
-                d.get(at as usize).copied().ok_or_else(corrupt)
-            }
+            Kind::Values => value_at(&decoded, at as usize),
+            Kind::Conversion => decoded.get(at as usize).copied(),
         }
+        .ok_or_else(corrupt)
     }
 
     /// Reads every block (checking its checksum), so that later probes find
@@ -449,18 +403,10 @@ mod tests {
     }
 
     #[test]
-    fn run_lengths_grow_and_cover_a_block() {
-        assert!(RUN_LENGTHS.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(RUN_LENGTHS[0], 4);
-        assert!(u64::from(RUN_LENGTHS[57]) >= VALUE_BLOCK);
-        assert!(usize::from(LITERALS) + 3 * RUN_LENGTHS.len() <= 256);
-    }
-
-    #[test]
     fn values_round_trip_and_dont_cares_join_runs() {
         let mut state = 7u64;
         let mut codes = Vec::new();
-        for k in 0..20_000 {
+        for k in 0..VALUE_BLOCK {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
@@ -475,20 +421,99 @@ mod tests {
         }
         for len in [1, 3, 4, 5, 4099, 16384, codes.len()] {
             let c = &codes[..len];
-            let enc = encode_values(c);
+            let enc = encode_values(c).unwrap();
+            let dec = zstd::bulk::decompress(&enc, DECODED_BYTES).unwrap();
+            assert_eq!(dec.len(), len.div_ceil(4));
             for (i, &v) in c.iter().enumerate() {
-                let got = decode_value(&enc, i as u32).expect("in the block");
+                let got = value_at(&dec, i).expect("in the block");
                 if v != DONT_CARE {
                     assert_eq!(got, v, "position {i} of {len}");
                 }
             }
-            assert_eq!(
-                decode_value(&enc, len.next_multiple_of(4) as u32 + 20_000),
-                None
-            );
+            assert_eq!(value_at(&dec, 4 * dec.len()), None);
         }
-        let runs = encode_values(&[DONT_CARE, 2, DONT_CARE, 2, 2, 2, DONT_CARE, 2]);
-        assert_eq!(runs.len(), 1, "don't-cares extend the run: {runs:?}");
+        let with = encode_values(&[DONT_CARE, 2, DONT_CARE, 2, 2, 0, DONT_CARE, 1]).unwrap();
+        let dec = zstd::bulk::decompress(&with, DECODED_BYTES).unwrap();
+        let got: Vec<u8> = (0..8).map(|i| value_at(&dec, i).unwrap()).collect();
+        assert_eq!(
+            got,
+            [2, 2, 2, 2, 2, 0, 0, 1],
+            "a don't-care takes the value before it"
+        );
+    }
+
+    #[test]
+    fn a_position_left_out_is_resolved_by_what_is_stored() {
+        // every child of a threat position left out is a capture or stored
+        let mut state = 11u64;
+        let mut threats = 0;
+        for _ in 0..3000 {
+            let pos = random_position(&mut state);
+            let why = left_out(&pos);
+            assert_eq!(why == Some(LeftOut::Capture), pos.must_capture());
+            if why == Some(LeftOut::Threat) {
+                assert!(pos.threatened());
+                threats += 1;
+                for &m in pos.legal_moves().iter() {
+                    let c = pos.after(m);
+                    assert!(
+                        left_out(&c) != Some(LeftOut::Threat),
+                        "{} -> {}",
+                        pos.to_fen(),
+                        c.to_fen()
+                    );
+                }
+            }
+        }
+        assert!(threats > 10, "only {threats} threat positions left out");
+    }
+
+    /// A random English position of 2 to 6 pieces with men off the crowning rows.
+    fn random_position(state: &mut u64) -> Position {
+        use crate::board::{Bitboard, Color, Variant};
+        let mut next = |m: u64| {
+            *state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (*state >> 33) % m
+        };
+        let (mut black, mut white, mut kings) = (0u32, 0u32, 0u32);
+        let n = 2 + next(5);
+        for k in 0..n {
+            loop {
+                let sq = next(32) as u32;
+                let bit = 1u32 << sq;
+                if (black | white) & bit != 0 {
+                    continue;
+                }
+                let is_black = k % 2 == 0;
+                let king = next(2) == 0;
+                if !king && !(4..28).contains(&sq) {
+                    continue;
+                }
+                if is_black {
+                    black |= bit;
+                } else {
+                    white |= bit;
+                }
+                if king {
+                    kings |= bit;
+                }
+                break;
+            }
+        }
+        let turn = if next(2) == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Position::from_parts(
+            Variant::English,
+            Bitboard(black),
+            Bitboard(white),
+            Bitboard(kings),
+            turn,
+        )
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! `egdb convert`: version 1 slice files into compact ones (see
-//! [`compact`](super::compact)), each slice checked against the files it
-//! came from before it counts as converted.
+//! A slice's values into compact files (see [`compact`](super::compact)),
+//! checked against where they came from: `egdb convert` from version 1
+//! files, `egdb build` from the builder's memory.
 
-use super::compact::{self, COMPACT_VERSION, DISTANCE_BLOCK, DONT_CARE, VALUE_BLOCK};
+use super::compact::{self, LeftOut, COMPACT_VERSION, DISTANCE_BLOCK, DONT_CARE, VALUE_BLOCK};
 use super::file::{self, FileError, Kind};
 use super::index::SliceIndex;
 use super::probe::{ProbeError, Tablebase};
@@ -61,27 +61,151 @@ pub fn is_compact(dir: &Path, mat: Material) -> bool {
     })
 }
 
-/// The value codes and distances of one block of distances, with the positions a
-/// probe never reads from the file marked [`DONT_CARE`]: indices that are no
-/// position, positions with a capture pending, and in the distances draws.
-fn block_codes(ix: &SliceIndex, values: &[u8], dtc: &[u8], b: u64) -> (Vec<u8>, Vec<u8>) {
+/// A slice's value codes ([`NOT_A_POSITION`] for an index that is no
+/// position) and distances by slice index, wherever they are held.
+pub trait SliceSource: Sync {
+    /// The value code of index `i`.
+    fn code(&self, i: u64) -> u8;
+    /// The distance to conversion of index `i`.
+    fn distance(&self, i: u64) -> u8;
+}
+
+/// Version 1 files read into memory: packed values, a byte per distance.
+struct Packed<'a> {
+    values: &'a [u8],
+    dtc: &'a [u8],
+}
+
+impl SliceSource for Packed<'_> {
+    fn code(&self, i: u64) -> u8 {
+        file::unpack(self.values, i)
+    }
+    fn distance(&self, i: u64) -> u8 {
+        self.dtc[i as usize]
+    }
+}
+
+/// The builder's arrays: a byte per value code, a byte per distance.
+pub struct Unpacked<'a> {
+    /// Value codes.
+    pub values: &'a [u8],
+    /// Distances.
+    pub dtc: &'a [u8],
+}
+
+impl SliceSource for Unpacked<'_> {
+    fn code(&self, i: u64) -> u8 {
+        self.values[i as usize]
+    }
+    fn distance(&self, i: u64) -> u8 {
+        self.dtc[i as usize]
+    }
+}
+
+/// One values block's encoding and the encodings of the conversion blocks
+/// it covers. A position a probe never reads from the file is
+/// [`DONT_CARE`]: an index that is no position, a position [`left_out`] of
+/// the values, and in the distances a draw or a position with a capture
+/// pending.
+fn encode_block(
+    ix: &SliceIndex,
+    src: &dyn SliceSource,
+    b: u64,
+) -> std::io::Result<(Vec<u8>, Vec<Vec<u8>>)> {
     let n = ix.len();
-    let start = b * DISTANCE_BLOCK;
-    let end = (start + DISTANCE_BLOCK).min(n);
+    let start = b * VALUE_BLOCK;
+    let end = (start + VALUE_BLOCK).min(n);
     let mut codes = Vec::with_capacity((end - start) as usize);
     let mut dist = Vec::with_capacity((end - start) as usize);
     for j in start..end {
         let i = compact::index_at(j, n);
-        let c = file::unpack(values, i);
-        let kept = c != NOT_A_POSITION && ix.position(i).is_some_and(|p| !p.must_capture());
-        codes.push(if kept { c } else { DONT_CARE });
-        dist.push(if kept && c != Wdl::Draw.code() {
-            dtc[i as usize]
+        let c = src.code(i);
+        let why = match ix.position(i) {
+            Some(p) if c != NOT_A_POSITION => Ok(compact::left_out(&p)),
+            _ => Err(()),
+        };
+        codes.push(if matches!(why, Ok(None)) {
+            c
+        } else {
+            DONT_CARE
+        });
+        let dist_kept = matches!(why, Ok(None | Some(LeftOut::Threat))) && c != Wdl::Draw.code();
+        dist.push(if dist_kept {
+            src.distance(i)
         } else {
             DONT_CARE
         });
     }
-    (codes, dist)
+    let d = dist
+        .chunks(DISTANCE_BLOCK as usize)
+        .map(compact::encode_distances)
+        .collect::<Result<_, _>>()?;
+    Ok((compact::encode_values(&codes)?, d))
+}
+
+/// Writes `mat`'s compact files into `dir` from `src`; returns their sizes
+/// in bytes (values, distances).
+pub fn write_slice(
+    dir: &Path,
+    mat: Material,
+    src: &dyn SliceSource,
+) -> Result<(u64, u64), FileError> {
+    let ix = SliceIndex::new(mat);
+    let blocks = ix.len().div_ceil(VALUE_BLOCK);
+    let encoded: Vec<(Vec<u8>, Vec<Vec<u8>>)> = (0..blocks)
+        .into_par_iter()
+        .map(|b| encode_block(&ix, src, b))
+        .collect::<Result<_, _>>()
+        .map_err(|source| FileError::Io {
+            path: file::path(dir, mat, Kind::Values),
+            source,
+        })?;
+    let (vblocks, dblocks): (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) = encoded.into_iter().unzip();
+    let dblocks: Vec<Vec<u8>> = dblocks.into_iter().flatten().collect();
+    let v = compact::write(dir, mat, Kind::Values, &vblocks)?;
+    let d = compact::write(dir, mat, Kind::Conversion, &dblocks)?;
+    Ok((
+        std::fs::metadata(&v).map_or(0, |m| m.len()),
+        std::fs::metadata(&d).map_or(0, |m| m.len()),
+    ))
+}
+
+/// Compares the value and distance of every position of `mat` (or of
+/// `sample` positions spread over the slice) from `tb`, a tablebase that
+/// finds its new files, with `src`. Returns the positions compared.
+pub fn check_slice(
+    mat: Material,
+    src: &dyn SliceSource,
+    sample: Option<u64>,
+    tb: &Tablebase,
+) -> Result<u64, ConvertError> {
+    let ix = SliceIndex::new(mat);
+    let n = ix.len();
+    let indices: Vec<u64> = match sample {
+        Some(k) if k < n => (0..k).map(|j| j * n / k).collect(),
+        _ => (0..n).collect(),
+    };
+    indices
+        .par_iter()
+        .map(|&i| {
+            let (Some(pos), Some(v)) = (ix.position(i), Wdl::from_code(src.code(i))) else {
+                return Ok(0);
+            };
+            let got = tb
+                .probe_dtc(&pos)
+                .map_err(|source| ConvertError::Probe { slice: mat, source })?;
+            let expected = (v, if v == Wdl::Draw { 0 } else { src.distance(i) });
+            if got != expected {
+                return Err(ConvertError::Mismatch {
+                    slice: mat,
+                    fen: pos.to_fen(),
+                    got: format!("{} {}", got.0, got.1),
+                    expected: format!("{} {}", expected.0, expected.1),
+                });
+            }
+            Ok(1u64)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))
 }
 
 /// Converts `mat`'s version 1 files in `from` into compact files in `to`
@@ -104,59 +228,12 @@ pub fn convert_slice(
         std::fs::metadata(&vpath).map_or(0, |m| m.len()),
         std::fs::metadata(&dpath).map_or(0, |m| m.len()),
     );
-    let ix = SliceIndex::new(mat);
-    let blocks = ix.len().div_ceil(DISTANCE_BLOCK);
-    let encoded: Vec<(Vec<Vec<u8>>, Vec<u8>)> = (0..blocks)
-        .into_par_iter()
-        .map(|b| {
-            let (codes, dist) = block_codes(&ix, &values, &dtc, b);
-            let d = compact::encode_distances(&dist).map_err(|source| FileError::Io {
-                path: dpath.clone(),
-                source,
-            })?;
-            let v = codes
-                .chunks(VALUE_BLOCK as usize)
-                .map(compact::encode_values)
-                .collect();
-            Ok((v, d))
-        })
-        .collect::<Result<_, FileError>>()?;
-    let (vblocks, dblocks): (Vec<Vec<Vec<u8>>>, Vec<Vec<u8>>) = encoded.into_iter().unzip();
-    let vblocks: Vec<Vec<u8>> = vblocks.into_iter().flatten().collect();
-    let v = compact::write(to, mat, Kind::Values, &vblocks)?;
-    let d = compact::write(to, mat, Kind::Conversion, &dblocks)?;
-    let after = (
-        std::fs::metadata(&v).map_or(0, |m| m.len()),
-        std::fs::metadata(&d).map_or(0, |m| m.len()),
-    );
-    let tb = tb();
-    let n = ix.len();
-    let indices: Vec<u64> = match sample {
-        Some(k) if k < n => (0..k).map(|j| j * n / k).collect(),
-        _ => (0..n).collect(),
+    let src = Packed {
+        values: &values,
+        dtc: &dtc,
     };
-    let checked = indices
-        .par_iter()
-        .map(|&i| {
-            let code = file::unpack(&values, i);
-            let (Some(pos), Some(v)) = (ix.position(i), Wdl::from_code(code)) else {
-                return Ok(0);
-            };
-            let got = tb
-                .probe_dtc(&pos)
-                .map_err(|source| ConvertError::Probe { slice: mat, source })?;
-            let expected = (v, dtc[i as usize]);
-            if got != expected {
-                return Err(ConvertError::Mismatch {
-                    slice: mat,
-                    fen: pos.to_fen(),
-                    got: format!("{} {}", got.0, got.1),
-                    expected: format!("{} {}", expected.0, expected.1),
-                });
-            }
-            Ok(1u64)
-        })
-        .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    let after = write_slice(to, mat, &src)?;
+    let checked = check_slice(mat, &src, sample, &tb())?;
     Ok(Converted {
         slice: mat,
         before,

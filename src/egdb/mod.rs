@@ -12,11 +12,14 @@
 //!   kind, slice name, position count, checksum), values packed 2 bits per
 //!   position; and the conversion-distance companion file (one byte per
 //!   position).
-//! - [`compact`]: version 2, the compact files: blocks of run-length coded
-//!   values and zstd-coded distances with an index and a checksum per block,
-//!   memory-mapped; positions with a capture pending left out (a probe finds
-//!   their value by a capture search into smaller slices).
-//! - [`convert`]: version 1 files into compact ones, checked against them.
+//! - [`compact`]: version 3, the compact files: zstd blocks of values (2 bits
+//!   a position) and of distances with an index and a checksum per block,
+//!   memory-mapped; positions with a capture pending, or facing a threat
+//!   that every move resolves, left out (a probe finds their value by a small
+//!   search).
+//! - [`cache`]: the process-wide cache of decoded compact blocks (`EGDBCache`).
+//! - [`convert`]: a slice's values into compact files, checked against them
+//!   (from version 1 files, or from the builder's memory).
 //! - [`build`]: the retrograde builder (restartable, locked, one slice or all).
 //! - [`probe`]: the [`Tablebase`]: directories added, slices opened lazily by
 //!   file name (either version), typed errors, never a guess; best-move
@@ -28,8 +31,10 @@
 //! Every position of a slice, with either side to move, including positions
 //! with a capture pending and positions where the side to move has no move: a
 //! probe of a version 1 file is one lookup, never a search. Compact files
-//! leave out the positions with a capture pending: their probe searches the
-//! captures, each into a smaller slice. A slice holds one material and its
+//! leave out the positions with a capture pending, whose probe searches the
+//! captures, each into a smaller slice, and positions facing a threat whose
+//! every move leads to a stored position or a capture, whose probe reads the
+//! moves' positions. A slice holds one material and its
 //! colour-reversed twin (the board turned round, colours and side to move
 //! swapped), so only one of the two is built and stored. Positions where one
 //! side has no piece are not stored: the side to move without pieces has lost.
@@ -43,6 +48,7 @@
 //! winning move when there is one) makes progress on every move and so wins.
 
 pub mod build;
+pub mod cache;
 pub mod compact;
 pub mod convert;
 pub mod file;

@@ -3,7 +3,7 @@
 //! checksum) as they are opened; probes answer an exact value or a typed
 //! error, never a guess. Safe to share between search threads.
 
-use super::compact::{Compact, COMPACT_VERSION};
+use super::compact::{self, Compact, COMPACT_VERSION};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, SliceIndex};
 use super::{Material, Wdl};
@@ -50,7 +50,7 @@ pub struct DirError {
 enum SliceData {
     /// A version 1 file, read whole into memory.
     Full(Arc<[u8]>),
-    /// A compact file, mapped; positions with a capture pending are not in it.
+    /// A compact file, mapped; the positions [`compact::left_out`] are not in it.
     Compact(Compact),
 }
 
@@ -331,19 +331,22 @@ impl Tablebase {
     }
 
     /// The value of `p` (in `e`'s orientation) from `e`'s file, or for a
-    /// position a compact file leaves out, from its captures.
+    /// position a compact file leaves out, from its moves.
     fn value_in(&self, e: &Entry, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
         let code = match e.data(Kind::Values, wait)? {
             SliceData::Full(d) => file::unpack(d, e.index.index(p)),
-            SliceData::Compact(_) if p.must_capture() => return self.capture_value(p, wait),
-            SliceData::Compact(c) => c.get(e.index.index(p)).map_err(file_error)?,
+            SliceData::Compact(c) => match compact::left_out(p) {
+                Some(_) => return self.search_value(p, wait),
+                None => c.get(e.index.index(p)).map_err(file_error)?,
+            },
         };
         Wdl::from_code(code).ok_or(ProbeError::NoValue(e.mat))
     }
 
-    /// The value of `p`, whose side to move must capture: the best of its
-    /// captures, each into a smaller slice.
-    fn capture_value(&self, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
+    /// The value of `p` from its moves' values: a capture leads into a
+    /// smaller slice, and for a position a compact file leaves out every
+    /// other move leads to a position that is stored.
+    fn search_value(&self, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
         let mut best = Wdl::Loss;
         for &m in p.legal_moves().iter() {
             match self.wdl(&p.after(m), wait)?.flipped() {

@@ -412,10 +412,8 @@ pub fn three_piece_databases(tag: &str) -> &'static std::path::Path {
         let d = std::env::temp_dir().join(format!("kingme-{tag}-egdb-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         kingme::egdb::build(&kingme::egdb::BuildOptions {
-            dir: d.clone(),
-            pieces: 3,
-            slice: None,
             threads: 2,
+            ..kingme::egdb::BuildOptions::new(d.clone(), 3)
         })
         .expect("build the 3-piece databases");
         d

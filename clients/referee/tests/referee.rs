@@ -359,10 +359,8 @@ fn a_game_reaching_a_database_position_is_adjudicated_with_its_value() {
     let tmp = TempDir::new("egdb");
     let dir = tmp.path("egdb");
     kingme::egdb::build(&kingme::egdb::BuildOptions {
-        dir: dir.clone(),
-        pieces: 3,
-        slice: None,
         threads: 1,
+        ..kingme::egdb::BuildOptions::new(dir.clone(), 3)
     })
     .unwrap();
     let mut tb = kingme::egdb::Tablebase::new();
