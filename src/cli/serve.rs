@@ -48,6 +48,11 @@ pub(crate) struct ServeArgs {
     /// Longest accepted line in bytes.
     #[arg(long, default_value_t = kingme::server::MAX_LINE)]
     max_line: usize,
+    /// MiB of decoded endgame-database blocks kept in memory, one cache for
+    /// the whole process (the option EGDBCache; network clients may not set it).
+    #[arg(long, value_name = "MIB", default_value_t = kingme::engine::DEFAULT_EGDB_CACHE_MIB as u64,
+          value_parser = clap::value_parser!(u64).range(1..=kingme::engine::MAX_EGDB_CACHE_MIB as u64))]
+    egdb_cache: u64,
 }
 
 impl ServeArgs {
@@ -69,6 +74,7 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
     use std::time::Duration;
     let token = a.token()?;
     let defaults = a.files.defaults()?;
+    kingme::egdb::cache::set_capacity((a.egdb_cache as usize) << 20);
     let Some(addr) = &a.listen else {
         server::init_logging("warn");
         let config = kingme::protocol::SessionConfig {

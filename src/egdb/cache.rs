@@ -30,8 +30,11 @@ fn slots_for(bytes: usize) -> Vec<Slot> {
 }
 
 /// Sets the cache to hold at most `bytes` of decoded blocks (at least one
-/// block); the blocks it held are dropped.
+/// block); when the size changes, the blocks it held are dropped.
 pub fn set_capacity(bytes: usize) {
+    if capacity() == (bytes / DECODED_BYTES).max(1) * DECODED_BYTES {
+        return;
+    }
     let slots = slots_for(bytes);
     *CACHE.slots.write().unwrap_or_else(PoisonError::into_inner) = slots;
 }

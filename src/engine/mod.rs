@@ -37,8 +37,8 @@ pub use limits::{Limits, GO_KEYS};
 use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
 pub use options::{
-    EngineError, EngineOption, EngineOptions, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_EGDB_PIECES,
-    MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
+    EngineError, EngineOption, EngineOptions, DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB,
+    MAX_BOOK_VARIETY, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 pub use tablebases::open_tablebases;
@@ -266,6 +266,9 @@ impl Engine {
         options.apply(option);
         if options.hash_mib != self.options.hash_mib {
             self.tt = Some(Arc::new(allocate_table(options.hash_mib)?));
+        }
+        if let EngineOption::EgdbCache(mib) = option_copy {
+            crate::egdb::cache::set_capacity(mib << 20);
         }
         if let EngineOption::BookFile(path) = &option_copy {
             self.book = BookState::Open(own_book::open_book(path)?);

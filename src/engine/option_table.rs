@@ -4,8 +4,9 @@
 //! [`EngineOption`].
 
 use super::{
-    Engine, EngineError, EngineOption, EngineOptions, Level, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY,
-    MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
+    Engine, EngineError, EngineOption, EngineOptions, Level, DEFAULT_EGDB_CACHE_MIB,
+    DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
+    MAX_MULTIPV, MAX_THREADS,
 };
 use crate::eval::{EnglishWeights, Evaluator, LearnedWeights};
 use std::sync::Arc;
@@ -183,6 +184,16 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             help: "probe the databases in positions of at most this many pieces (0: off)",
         },
         OptionSpec {
+            name: "EGDBCache".into(),
+            hub: Some("egdb-cache"),
+            kind: OptionKind::Spin {
+                default: DEFAULT_EGDB_CACHE_MIB as i64,
+                min: 1,
+                max: MAX_EGDB_CACHE_MIB,
+            },
+            help: "MiB of decoded database blocks in memory (one cache for the whole process)",
+        },
+        OptionSpec {
             name: "EvalFile".into(),
             hub: None,
             kind: OptionKind::Text {
@@ -269,6 +280,7 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
         }),
         "egdbpath" => EngineOption::EgdbPath(value.trim().to_string()),
         "egdbpieces" => EngineOption::EgdbPieces(spin(0, MAX_EGDB_PIECES)? as u32),
+        "egdbcache" => EngineOption::EgdbCache(spin(1, MAX_EGDB_CACHE_MIB)? as usize),
         "multipv" => EngineOption::MultiPv(spin(1, MAX_MULTIPV)? as usize),
         "ownbook" => EngineOption::OwnBook(check()?),
         "bookfile" => EngineOption::BookFile(value.trim().to_string()),

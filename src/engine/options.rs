@@ -52,6 +52,9 @@ pub enum EngineOption {
     /// Probe the databases in positions of at most this many pieces (0 to
     /// [`MAX_EGDB_PIECES`]; 0: off).
     EgdbPieces(u32),
+    /// MiB of decoded database blocks kept in memory, one cache for the
+    /// whole process (1 to [`MAX_EGDB_CACHE_MIB`]).
+    EgdbCache(usize),
     /// Root moves reported per iteration, best first (1 to [`MAX_MULTIPV`]).
     MultiPv(usize),
     /// Play from the opening book.
@@ -97,6 +100,8 @@ pub struct EngineOptions {
     pub egdb_path: String,
     /// Probe the databases in positions of at most this many pieces (0: off).
     pub egdb_pieces: u32,
+    /// MiB of decoded database blocks (the process's one cache).
+    pub egdb_cache_mib: usize,
     /// Root moves reported per iteration, best first (1: the best move only).
     pub multipv: usize,
     /// Play from the opening book (off by default: the shipped book has not
@@ -111,6 +116,12 @@ pub struct EngineOptions {
 /// Largest `EGDBPieces`: the most pieces `kingme egdb build` builds.
 pub const MAX_EGDB_PIECES: i64 = 8;
 
+/// Largest `EGDBCache`, in MiB.
+pub const MAX_EGDB_CACHE_MIB: i64 = 4096;
+
+/// Default `EGDBCache`, in MiB: the block cache's own default size.
+pub const DEFAULT_EGDB_CACHE_MIB: usize = crate::egdb::cache::DEFAULT_CAPACITY >> 20;
+
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
@@ -122,6 +133,7 @@ impl Default for EngineOptions {
             eval: Evaluator::default(),
             egdb_path: String::new(),
             egdb_pieces: MAX_EGDB_PIECES as u32,
+            egdb_cache_mib: DEFAULT_EGDB_CACHE_MIB,
             multipv: 1,
             own_book: false,
             book_file: String::new(),
@@ -142,6 +154,7 @@ impl EngineOptions {
             EngineOption::Eval(e) => self.eval = e,
             EngineOption::EgdbPath(p) => self.egdb_path = p,
             EngineOption::EgdbPieces(n) => self.egdb_pieces = n,
+            EngineOption::EgdbCache(mib) => self.egdb_cache_mib = mib,
             EngineOption::MultiPv(n) => self.multipv = n,
             EngineOption::OwnBook(b) => self.own_book = b,
             EngineOption::BookFile(p) => self.book_file = p,

@@ -34,6 +34,9 @@ pub struct SessionConfig {
     pub default_hash_mib: Option<usize>,
     /// Largest `Threads` a client may set.
     pub max_threads: usize,
+    /// Whether the client may set `EGDBCache`, the process-wide cache every
+    /// session shares (a network client may not: the operator sets it).
+    pub process_options: bool,
     /// Deepest `perft`.
     pub max_perft_depth: u32,
     /// Most leaves one `perft` may count.
@@ -62,6 +65,7 @@ impl Default for SessionConfig {
             max_hash_mib: engine::MAX_HASH_MIB as usize,
             default_hash_mib: None,
             max_threads: engine::MAX_THREADS as usize,
+            process_options: true,
             max_perft_depth: 20,
             max_perft_leaves: u64::MAX,
             max_search_time: None,

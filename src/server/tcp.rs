@@ -61,6 +61,7 @@ impl Default for ServerConfig {
                 max_hash_mib: 64,
                 default_hash_mib: Some(16),
                 max_threads: cores,
+                process_options: false,
                 max_perft_depth: 9,
                 max_perft_leaves: MAX_PERFT_LEAVES,
                 max_trace_nodes: 10_000,

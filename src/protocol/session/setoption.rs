@@ -163,6 +163,9 @@ impl Session {
                     "setoption: bad value '{value}' for option Reply: expected true or false"
                 ))),
             },
+            "egdbcache" if !self.config.process_options => out.push(Response::Error(format!(
+                "setoption: {name} is the server's, shared by every session (the operator sets it: kingme --egdb-cache MIB)"
+            ))),
             "hash" | "threads" => {
                 let (max, what) = if lower == "hash" {
                     (self.config.max_hash_mib, "Hash (MiB)")

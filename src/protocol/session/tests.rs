@@ -64,6 +64,35 @@ fn a_hash_that_cannot_be_allocated_is_one_error_line() {
 }
 
 #[test]
+fn the_process_wide_database_cache_is_the_operators_over_the_network() {
+    let mib = engine::DEFAULT_EGDB_CACHE_MIB;
+    let set = format!("setoption name EGDBCache value {mib}");
+    let (mut local, _events) = Session::new(SessionConfig::default());
+    let mut out = Vec::new();
+    local.handle_line(set.as_bytes(), &mut out);
+    assert_eq!(out, []);
+    assert_eq!(crate::egdb::cache::capacity(), mib << 20);
+    local.handle_line(b"setoption name EGDBCache value 0", &mut out);
+    assert!(
+        matches!(&out[..], [Response::Error(e)] if e.contains("EGDBCache") && e.contains("1 to 4096")),
+        "{out:?}"
+    );
+
+    let network = SessionConfig {
+        process_options: false,
+        ..SessionConfig::default()
+    };
+    let (mut remote, _events) = Session::new(network);
+    let mut out = Vec::new();
+    remote.handle_line(b"setoption name egdbcache value 1", &mut out);
+    assert!(
+        matches!(&out[..], [Response::Error(e)] if e.contains("egdbcache") && e.contains("operator")),
+        "{out:?}"
+    );
+    assert_eq!(crate::egdb::cache::capacity(), mib << 20);
+}
+
+#[test]
 fn a_search_without_a_thread_still_gets_one_bestmove() {
     one_legal_bestmove(&go_with_fault(Fault::NoThread));
 }
