@@ -111,6 +111,32 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
     assert_eq!(files(&one), files(&dir));
+
+    // the set built into kingme holds these very files: its slices of up to
+    // 4 pieces are what this build wrote
+    let mut builtin: Vec<(String, Vec<u8>)> = egdb::pack::builtin()
+        .unwrap()
+        .iter()
+        .filter(|p| p.slice.pieces() <= 4)
+        .map(|p| {
+            let ext = match p.kind {
+                egdb::file::Kind::Values => "wld",
+                egdb::file::Kind::Conversion => "dtc",
+            };
+            (format!("{}.{ext}", p.slice), p.bytes.to_vec())
+        })
+        .collect();
+    builtin.sort();
+    let fresh = files(&dir);
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&builtin), names(&fresh));
+    for (b, f) in builtin.iter().zip(&fresh) {
+        assert!(
+            b.1 == f.1,
+            "{}: the built-in file differs from a fresh build",
+            b.0
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&one);
 }

@@ -63,7 +63,7 @@ fn protocol_options_board_info_and_errors() {
          position fen W:WK32:BK26\nboard\n\
          go movetime 50\nisready\n\
          position fen B:WK32:BK26\nboard\n\
-         position fen B:W21,22:B1,2\nboard\n\
+         position fen B:W21,22,23:B1,2,3\nboard\n\
          setoption name EGDBPath value {}/nowhere\n\
          setoption name EGDBPieces value 9\n\
          position fen W:WK19,K23:BK32\nboard\ngo depth 4\nisready\n\
@@ -75,14 +75,15 @@ fn protocol_options_board_info_and_errors() {
     let text = lines.join("\n");
     assert!(
         lines[0].starts_with("info string endgame databases:")
-            && lines[0].contains("up to 3 pieces"),
+            && lines[0].contains("up to 5 pieces"),
         "{text}"
     );
     let db: Vec<&String> = lines
         .iter()
         .filter(|l| l.starts_with("database "))
         .collect();
-    // win (White to move), draw (Black to move); four pieces: not known
+    // win (White to move), draw (Black to move); six pieces: not known (the
+    // directory has 3, kingme's own 5)
     assert_eq!(
         db,
         ["database win", "database draw", "database win"],
@@ -119,10 +120,10 @@ fn protocol_options_board_info_and_errors() {
 }
 
 #[test]
-fn without_a_database_one_info_string_says_so() {
+fn without_a_database_directory_the_five_pieces_built_in_play() {
     let home = std::env::temp_dir().join(format!("kingme-egdb-home-{}", std::process::id()));
     let lines = session(
-        "position fen W:WK32:BK26\ngo depth 3\nisready\nposition fen W:WK19,K23:BK32\ngo depth 3\nisready\nboard\nquit\n",
+        "position fen W:WK32:BK26\ngo depth 3\nisready\nposition fen W:WK19,K23:BK32\ngo depth 3\nisready\nboard\nposition fen B:WK19,K23:BK32,K1,K5\nboard\nquit\n",
         Some(&home),
     );
     let text = lines.join("\n");
@@ -131,18 +132,23 @@ fn without_a_database_one_info_string_says_so() {
         .filter(|l| l.starts_with("info string"))
         .collect();
     assert_eq!(notes.len(), 1, "{text}");
-    assert!(notes[0].contains("no endgame database found"), "{text}");
+    assert!(
+        notes[0].contains("built into kingme") && notes[0].contains("up to 5 pieces"),
+        "{text}"
+    );
     assert_eq!(
         lines.iter().filter(|l| l.starts_with("bestmove")).count(),
         2,
         "{text}"
     );
-    assert!(
-        !lines
-            .iter()
-            .any(|l| l.starts_with("database") || l.starts_with("error")),
-        "{text}"
-    );
+    // two kings against one win; five pieces are known too
+    let db: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("database "))
+        .collect();
+    assert_eq!(db.len(), 2, "{text}");
+    assert_eq!(db[0], "database win", "{text}");
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{text}");
 }
 
 /// Plays `fen` out, both sides kingme with the databases at `depth`; the result and plies.

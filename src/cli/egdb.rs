@@ -26,6 +26,21 @@ pub enum EgdbCommand {
     /// Turn version 1 slice files into compact ones, each checked against its
     /// originals (restartable: compact slices are skipped).
     Convert(ConvertArgs),
+    /// Put the compact files of every slice of at most N pieces into one pack
+    /// file (the set built into kingme is one).
+    Pack(PackArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    #[command(flatten)]
+    dir: DirArg,
+    /// Every slice of at most N pieces.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pieces: u32,
+    /// The pack file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -140,6 +155,7 @@ pub fn run(cmd: EgdbCommand) -> Result<(), String> {
         }
         EgdbCommand::Bench(a) => run_bench(a),
         EgdbCommand::Convert(a) => run_convert(a),
+        EgdbCommand::Pack(a) => run_pack(a),
     }
 }
 
@@ -203,6 +219,21 @@ fn run_convert(a: ConvertArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_pack(a: PackArgs) -> Result<(), String> {
+    let dir = dir_of(&a.dir)?;
+    let w = egdb::pack::write(&dir, a.pieces, &a.out).map_err(|e| e.to_string())?;
+    println!(
+        "packed {} slices of up to {} pieces from {} into {}: {} bytes, checksum {:016x}",
+        w.slices,
+        a.pieces,
+        dir.display(),
+        a.out.display(),
+        w.bytes,
+        w.checksum
+    );
+    Ok(())
+}
+
 fn run_build(a: BuildArgs) -> Result<(), String> {
     let dir = dir_of(&a.dir)?;
     let t = Instant::now();
@@ -240,12 +271,8 @@ fn run_build(a: BuildArgs) -> Result<(), String> {
             // each slice's peak memory is its own
             reset_peak_memory();
             *started = Some(p.slice);
+            bar.set_message(p.slice.to_string());
         }
-        bar.set_message(format!(
-            "{} peak {}",
-            p.slice,
-            peak_memory().unwrap_or_default()
-        ));
         if let Some(b) = p.built {
             let line = format!(
                 "{} {} positions in {:.1}s, peak memory {}, values {} bytes, distances {} bytes",
@@ -288,7 +315,11 @@ fn peak_memory() -> Option<String> {
         .trim()
         .parse()
         .ok()?;
-    Some(format!("{:.1} GB", kb as f64 / 1e6))
+    Some(if kb < 1_000_000 {
+        format!("{:.0} MB", kb as f64 / 1e3)
+    } else {
+        format!("{:.1} GB", kb as f64 / 1e6)
+    })
 }
 
 /// Starts a new peak of resident memory (Linux; elsewhere nothing).

@@ -185,9 +185,27 @@ pub fn write(
     file::write_parts(dir, mat, kind, parts)
 }
 
+/// Where a compact file's bytes are.
+enum Bytes {
+    /// A file mapped into memory.
+    Mapped(memmap2::Mmap),
+    /// Inside the program (the sets built into kingme).
+    Static(&'static [u8]),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Static(s) => s,
+        }
+    }
+}
+
 /// An open compact file: mapped, its header and index checked.
 pub struct Compact {
-    map: memmap2::Mmap,
+    map: Bytes,
     path: PathBuf,
     kind: Kind,
     /// Positions in the slice.
@@ -229,6 +247,21 @@ impl Compact {
         // process is caught by the block checksums as far as they reach; the
         // builder and `convert` only ever replace files by renaming.
         let map = unsafe { memmap2::Mmap::map(&f) }.map_err(io_err)?;
+        Compact::new(Bytes::Mapped(map), path, mat, kind)
+    }
+
+    /// `mat`'s compact file of `kind` held in the program, its header and
+    /// index checked; `name` stands for it in errors.
+    pub fn from_static(
+        bytes: &'static [u8],
+        name: &Path,
+        mat: Material,
+        kind: Kind,
+    ) -> Result<Compact, FileError> {
+        Compact::new(Bytes::Static(bytes), name, mat, kind)
+    }
+
+    fn new(map: Bytes, path: &Path, mat: Material, kind: Kind) -> Result<Compact, FileError> {
         let bad = |reason: String| FileError::Header {
             path: path.to_path_buf(),
             reason,

@@ -20,6 +20,8 @@
 //! - [`cache`]: the process-wide cache of decoded compact blocks (`EGDBCache`).
 //! - [`convert`]: a slice's values into compact files, checked against them
 //!   (from version 1 files, or from the builder's memory).
+//! - [`pack`]: several slices' compact files in one file, and the pack built
+//!   into kingme (every slice of up to 5 pieces).
 //! - [`build`]: the retrograde builder (restartable, locked, one slice or all).
 //! - [`probe`]: the [`Tablebase`]: directories added, slices opened lazily by
 //!   file name (either version), typed errors, never a guess; best-move
@@ -53,6 +55,7 @@ pub mod compact;
 pub mod convert;
 pub mod file;
 pub mod index;
+pub mod pack;
 pub mod probe;
 pub mod slice;
 pub mod verify;

@@ -6,6 +6,7 @@
 use super::compact::{self, Compact, COMPACT_VERSION};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, SliceIndex};
+use super::pack;
 use super::{Material, Wdl};
 use crate::board::{Move, Position, Variant};
 use std::path::{Path, PathBuf};
@@ -66,10 +67,18 @@ impl SliceData {
 
 type Loaded = OnceLock<Result<SliceData, Arc<FileError>>>;
 
+/// Where a slice's files are.
+enum Source {
+    /// In a directory, by name.
+    Dir(PathBuf),
+    /// Built into kingme: its compact values and conversion files.
+    Builtin(&'static [u8], &'static [u8]),
+}
+
 struct Entry {
     mat: Material,
     index: SliceIndex,
-    dir: PathBuf,
+    source: Source,
     values: Loaded,
     conversion: Loaded,
 }
@@ -105,7 +114,21 @@ impl Entry {
     fn load(&self, kind: Kind) -> Result<&SliceData, ProbeError> {
         self.cell(kind)
             .get_or_init(|| {
-                let path = file::path(&self.dir, self.mat, kind);
+                let dir = match &self.source {
+                    Source::Dir(dir) => dir,
+                    Source::Builtin(values, conversion) => {
+                        let (bytes, ext) = match kind {
+                            Kind::Values => (values, "wld"),
+                            Kind::Conversion => (conversion, "dtc"),
+                        };
+                        let name =
+                            Path::new(pack::BUILTIN_NAME).join(format!("{}.{ext}", self.mat));
+                        return Compact::from_static(bytes, &name, self.mat, kind)
+                            .map(SliceData::Compact)
+                            .map_err(Arc::new);
+                    }
+                };
+                let path = file::path(dir, self.mat, kind);
                 match file::version_of(&path) {
                     Ok(Some(COMPACT_VERSION)) => {
                         Compact::open(&path, self.mat, kind).map(SliceData::Compact)
@@ -213,10 +236,45 @@ impl Tablebase {
         *s = Some(Entry {
             mat,
             index: SliceIndex::new(mat),
-            dir: dir.to_path_buf(),
+            source: Source::Dir(dir.to_path_buf()),
             values: OnceLock::new(),
             conversion: OnceLock::new(),
         });
+        self.count_pieces();
+        true
+    }
+
+    /// Adds the slices built into kingme (every slice of up to
+    /// [`pack::BUILTIN_PIECES`] pieces) that no directory added gave.
+    /// Returns how many were added.
+    pub fn add_builtin(&mut self) -> Result<usize, FileError> {
+        let files = pack::builtin()?;
+        let mut added = 0;
+        for v in files.iter().filter(|p| p.kind == Kind::Values) {
+            let Some(d) = files
+                .iter()
+                .find(|p| p.slice == v.slice && p.kind == Kind::Conversion)
+            else {
+                continue;
+            };
+            let s = &mut self.entries[slot(v.slice)];
+            if s.is_none() && v.slice.is_canonical() {
+                *s = Some(Entry {
+                    mat: v.slice,
+                    index: SliceIndex::new(v.slice),
+                    source: Source::Builtin(v.bytes, d.bytes),
+                    values: OnceLock::new(),
+                    conversion: OnceLock::new(),
+                });
+                added += 1;
+            }
+        }
+        self.count_pieces();
+        Ok(added)
+    }
+
+    /// Sets `max_pieces` from the slices known.
+    fn count_pieces(&mut self) {
         self.max_pieces = (2..=12)
             .take_while(|&n| {
                 super::plan(n)
@@ -225,7 +283,6 @@ impl Tablebase {
             })
             .last()
             .unwrap_or(0);
-        true
     }
 
     /// Reads the files of every slice of at most `pieces` pieces into memory,

@@ -42,7 +42,7 @@ pub use options::{
 };
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 pub use tablebases::open_tablebases;
-use tablebases::{describe_tablebase, open_tablebase};
+use tablebases::{describe_tablebase, open_builtin_tablebase, open_tablebase};
 
 use crate::board::{Game, Move, Position};
 use crate::egdb::Tablebase;
@@ -207,10 +207,8 @@ pub struct Engine {
 enum Egdb {
     /// Not looked for yet.
     Unopened,
-    /// Found (possibly holding no slice).
+    /// Found (possibly holding no slice), or the ones built in.
     Open(Arc<Tablebase>),
-    /// None found where they were looked for.
-    Absent,
 }
 
 impl Default for Engine {
@@ -283,7 +281,7 @@ impl Engine {
                     dir: options.egdb_path.clone(),
                     reason,
                 })?;
-                self.egdb_notice = Some(describe_tablebase(&tb, &dir));
+                self.egdb_notice = Some(describe_tablebase(&tb, Some(&dir)));
                 self.egdb = Egdb::Open(tb);
             }
         }
@@ -299,27 +297,14 @@ impl Engine {
             return None;
         }
         if let Egdb::Unopened = self.egdb {
+            // the default directory, else (none there) the slices built in
             let dir = crate::egdb::default_dir();
-            self.egdb = match dir.as_deref().map(|d| (d, open_tablebase(d))) {
-                Some((d, Ok(tb))) => {
-                    self.egdb_notice = Some(describe_tablebase(&tb, d));
-                    Egdb::Open(tb)
-                }
-                Some((d, Err(_))) => {
-                    self.egdb_notice = Some(format!(
-                        "no endgame database found in {} (kingme egdb build makes one); playing without",
-                        d.display()
-                    ));
-                    Egdb::Absent
-                }
-                None => {
-                    self.egdb_notice = Some(
-                        "no endgame database found (no data directory; set EGDBPath); playing without"
-                            .to_string(),
-                    );
-                    Egdb::Absent
-                }
+            let (tb, dir) = match dir.as_deref().map(|d| (d, open_tablebase(d))) {
+                Some((d, Ok(tb))) => (tb, Some(d)),
+                _ => (open_builtin_tablebase(), None),
             };
+            self.egdb_notice = Some(describe_tablebase(&tb, dir));
+            self.egdb = Egdb::Open(tb);
         }
         match &self.egdb {
             Egdb::Open(tb) if tb.max_pieces() > 0 => Some(Arc::clone(tb)),

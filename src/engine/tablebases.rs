@@ -44,6 +44,7 @@ pub(super) fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
     }
     let mut tb = Tablebase::new();
     tb.add_directory(&dir).map_err(|e| e.to_string())?;
+    add_builtin(&mut tb);
     let tb = Arc::new(tb);
     {
         let mut open = live_tablebases();
@@ -76,11 +77,45 @@ pub(super) fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
     Ok(tb)
 }
 
+/// Adds the slices built into kingme that `tb`'s directory lacks (a damaged
+/// built-in pack is logged and left out).
+fn add_builtin(tb: &mut Tablebase) {
+    if let Err(e) = tb.add_builtin() {
+        tracing::warn!(error = %e, "the endgame databases built into kingme are unusable");
+    }
+}
+
+/// Only the databases built into kingme (when no database directory
+/// exists), shared by every engine of the process that uses them.
+pub(super) fn open_builtin_tablebase() -> Arc<Tablebase> {
+    // the empty path stands for no directory
+    let key = PathBuf::new();
+    let mut open = live_tablebases();
+    if let Some(tb) = find_tablebase(&open, &key) {
+        return tb;
+    }
+    let mut tb = Tablebase::new();
+    add_builtin(&mut tb);
+    let tb = Arc::new(tb);
+    open.push((key, Arc::downgrade(&tb)));
+    tb
+}
+
 /// Slices of up to this many pieces (the small ones) are read when the databases
 /// are opened, before any search probes them.
 const PRELOAD_NOW_PIECES: u32 = 4;
 
-pub(super) fn describe_tablebase(tb: &Tablebase, dir: &Path) -> String {
+pub(super) fn describe_tablebase(tb: &Tablebase, dir: Option<&Path>) -> String {
+    let Some(dir) = dir else {
+        return match tb.max_pieces() {
+            0 => "no endgame database found (no data directory; set EGDBPath); playing without"
+                .to_string(),
+            n => format!(
+                "endgame databases: every position of up to {n} pieces, built into kingme \
+                 (kingme egdb build --pieces 6 puts more in the data directory)"
+            ),
+        };
+    };
     if tb.max_pieces() == 0 {
         format!(
             "no endgame database found in {} (kingme egdb build makes one); playing without",
