@@ -298,6 +298,54 @@ fn a_second_build_on_one_directory_is_refused() {
     drop(lock);
     build(&dir, 2);
     assert_eq!(files(&dir).len(), 2 * egdb::plan(2).len());
+
+    // one-slice builds (a scheduler's jobs) share the directory: another
+    // slice builds beside a held slice, the same slice and a whole build don't
+    build(&dir, 3);
+    for name in ["bm1bk1wm0wk1", "bm0bk2wm1wk0"] {
+        for ext in ["wld", "dtc"] {
+            std::fs::remove_file(dir.join(format!("{name}.{ext}"))).unwrap();
+        }
+    }
+    let held: Material = "bm0bk2wm1wk0".parse().unwrap();
+    let lock = egdb::build::DirLock::take_slice(&dir, held).expect("slice lock");
+    let slice_build = |name: &str| {
+        kingme(&[
+            "egdb",
+            "build",
+            "--quiet",
+            "--slice",
+            name,
+            "--dir",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let out = slice_build("bm1bk1wm0wk1");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = slice_build("bm0bk2wm1wk0");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("bm0bk2wm1wk0.lock"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--quiet",
+        "--pieces",
+        "3",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&out.stderr).contains("build.lock"),
+        "{}",
+        text(&out.stderr)
+    );
+    drop(lock);
+    let out = slice_build("bm0bk2wm1wk0");
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

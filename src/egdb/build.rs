@@ -158,44 +158,73 @@ pub enum BuildError {
     Threads(String),
 }
 
-/// The lock a build holds on its directory (released when dropped, or when
-/// the process ends however it ends).
+/// The locks a build holds on its directory (released when dropped, or when
+/// the process ends however it ends): a whole build holds `build.lock`
+/// alone; builds of one slice each (the jobs of a batch scheduler) share it,
+/// each holding its slice's `NAME.lock` alone.
 #[derive(Debug)]
 pub struct DirLock {
-    _file: File,
+    _files: Vec<File>,
 }
 
 impl DirLock {
-    /// Takes the lock file `build.lock` of `dir`, or fails at once.
+    /// Takes `build.lock` of `dir` for a whole build, or fails at once.
     pub fn take(dir: &Path) -> Result<DirLock, BuildError> {
-        let path = dir.join("build.lock");
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| BuildError::Dir {
-                path: path.clone(),
-                source,
-            })?;
-        match file.try_lock() {
-            Ok(()) => Ok(DirLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(BuildError::Locked(path)),
-            Err(TryLockError::Error(source)) => Err(BuildError::Dir { path, source }),
-        }
+        Ok(DirLock {
+            _files: vec![lock_file(&dir.join("build.lock"), false)?],
+        })
+    }
+
+    /// Takes `build.lock` of `dir` shared and `NAME.lock` of slice `mat`
+    /// alone, for a build of that one slice, or fails at once.
+    pub fn take_slice(dir: &Path, mat: Material) -> Result<DirLock, BuildError> {
+        Ok(DirLock {
+            _files: vec![
+                lock_file(&dir.join("build.lock"), true)?,
+                lock_file(&dir.join(format!("{mat}.lock")), false)?,
+            ],
+        })
     }
 }
 
-/// Removes the temporary files an interrupted build left (we hold the lock:
-/// nobody else is writing them).
-fn remove_stale_temporaries(dir: &Path) {
+/// Opens (creating it) and locks the file at `path`, shared or alone, or
+/// fails at once.
+fn lock_file(path: &Path, shared: bool) -> Result<File, BuildError> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|source| BuildError::Dir {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let locked = if shared {
+        file.try_lock_shared()
+    } else {
+        file.try_lock()
+    };
+    match locked {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => Err(BuildError::Locked(path.to_path_buf())),
+        Err(TryLockError::Error(source)) => Err(BuildError::Dir {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Removes the temporary files an interrupted build left, of slice `only`
+/// or of every slice (we hold their locks: nobody else is writing them).
+fn remove_stale_temporaries(dir: &Path, only: Option<Material>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let name = e.file_name();
         let name = name.to_string_lossy();
-        if name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp") {
+        let ours = only.is_none_or(|m| name.starts_with(&format!("{m}.")));
+        if ours && (name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp")) {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -235,8 +264,12 @@ pub fn build_reporting(
         path: dir.clone(),
         source,
     })?;
-    let _lock = DirLock::take(dir)?;
-    remove_stale_temporaries(dir);
+    let only = opts.slice.map(Material::canonical);
+    let _lock = match only {
+        Some(m) => DirLock::take_slice(dir, m)?,
+        None => DirLock::take(dir)?,
+    };
+    remove_stale_temporaries(dir, only);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .thread_name(|i| format!("egdb-build-{i}"))

@@ -10,12 +10,13 @@
 # *.wld and *.dtc file of the two builds byte for byte. The daemons are
 # stopped and the temporary directory removed however the script ends.
 #
-# A build holds a lock on its directory, so jobs that may run side by side
-# each build in a directory of their own: it gets hard links to the files of
-# the slice's dependencies (transitively: what the build probes) and no
+# Each job builds in a directory of its own: it gets hard links to the files
+# of the slice's dependencies (transitively: what the build probes) and no
 # others, and the job moves the new slice's two files into the shared
 # directory when it succeeds. A dependency missing from the plan's lists
-# therefore fails that job instead of going unnoticed.
+# therefore fails that job instead of going unnoticed. (One-slice builds may
+# also share one directory, as README's recipe does: each locks only its
+# slice, tests/egdb_cli.rs checks that.)
 #
 # Needs root (it re-runs itself under `sudo -n` otherwise) and python3.
 # Usage, from anywhere:
