@@ -120,6 +120,34 @@ fn datagen_then_train_write_files_that_load() {
     let again = run(&["datagen", "--out", d, "--positions", "10", "--quiet"]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    // continued in a second chunk, after a torn last record
+    let mut bytes = std::fs::read(&data).unwrap();
+    let whole = bytes.len();
+    bytes.extend_from_slice(&[0u8; 5]);
+    std::fs::write(&data, &bytes).unwrap();
+    let out = run(&[
+        "datagen",
+        "--out",
+        d,
+        "--append",
+        "--positions",
+        "700",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("this run"));
+    let more = kingme::datagen::record::read_file(&data).unwrap();
+    assert!(more.len() >= 700, "{}", more.len());
+    assert_eq!(&more[..records.len()], &records[..]);
+    assert!(std::fs::read(&data).unwrap().len() > whole);
     let w = weights.to_str().unwrap();
     let out = run(&["train", "--data", d, "--out", w, "--epochs", "2", "--quiet"]);
     assert!(

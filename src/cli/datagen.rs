@@ -15,6 +15,20 @@ pub(crate) struct DatagenArgs {
     /// Search nodes per move.
     #[arg(long, default_value_t = 4000)]
     nodes: u64,
+    /// Search this depth per move instead of --nodes.
+    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: Option<u32>,
+    /// Endgame databases that end the games and give their results, besides the
+    /// 5 pieces built into kingme.
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<std::path::PathBuf>,
+    /// Play games out without endgame databases.
+    #[arg(long, conflicts_with = "egdb")]
+    no_egdb: bool,
+    /// Continue FILE if it exists: its positions count towards --positions and are
+    /// not written again (a run can be stopped and continued in chunks).
+    #[arg(long, conflicts_with = "force")]
+    append: bool,
     /// Threads playing games [default: all cores].
     #[arg(long)]
     threads: Option<usize>,
@@ -39,16 +53,35 @@ pub(crate) struct DatagenArgs {
 }
 
 pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
-    use kingme::datagen::{self, DatagenConfig};
-    if a.out.exists() && !a.force {
+    use kingme::datagen::{self, record, DatagenConfig, Existing};
+    let continued = a.append && a.out.exists();
+    if a.out.exists() && !a.force && !a.append {
         return Err(format!(
-            "{} exists (use --force to overwrite it)",
+            "{} exists (use --append to continue it, --force to overwrite it)",
             a.out.display()
         ));
     }
+    let existing = if continued {
+        record::cut_torn_record(&a.out).map_err(|e| e.to_string())?;
+        Existing::of(&record::read_file(&a.out).map_err(|e| e.to_string())?)
+    } else {
+        Existing::default()
+    };
+    let egdb = if a.no_egdb {
+        None
+    } else {
+        let mut tb = kingme::egdb::Tablebase::new();
+        if let Some(dir) = &a.egdb {
+            tb.add_directory(dir).map_err(|e| e.to_string())?;
+        }
+        tb.add_builtin().map_err(|e| e.to_string())?;
+        Some(std::sync::Arc::new(tb))
+    };
     let cfg = DatagenConfig {
         positions: a.positions,
         nodes: a.nodes.max(1),
+        depth: a.depth,
+        egdb,
         threads: a
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -59,10 +92,14 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
         eval: evaluator_of(&a.eval)?,
         ..Default::default()
     };
-    let partial = a.out.with_extension("partial");
-    let file =
-        std::fs::File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
+    let file = if continued {
+        std::fs::OpenOptions::new().append(true).open(&a.out)
+    } else {
+        std::fs::File::create(&a.out)
+    }
+    .map_err(|e| format!("{}: {e}", a.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
+    let from = existing.positions;
     let bar = progress_bar(
         cfg.positions,
         a.quiet,
@@ -70,27 +107,34 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     );
     let stop = std::sync::atomic::AtomicBool::new(false);
     let t = Instant::now();
-    let summary = datagen::run(&cfg, &mut out, &stop, |s| {
+    bar.set_position(from);
+    let summary = datagen::run(&cfg, &mut out, existing, &stop, |s| {
         bar.set_position(s.positions);
         bar.set_message(format!(
-            "{} games (+{} ={} -{})",
-            s.games, s.results[0], s.results[1], s.results[2]
+            "{} games (+{} ={} -{}, {} ended by databases), {} repeats left out",
+            s.games, s.results[0], s.results[1], s.results[2], s.by_egdb, s.duplicates
         ));
     })
-    .map_err(|e| format!("{}: {e}", partial.display()))?;
+    .map_err(|e| format!("{}: {e}", a.out.display()))?;
     bar.finish_and_clear();
     drop(out);
-    std::fs::rename(&partial, &a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let per_move = match cfg.depth {
+        Some(d) => format!("depth {d}"),
+        None => format!("nodes {}", cfg.nodes),
+    };
     println!(
-        "datagen {} positions {} games {} (black +{} draws ={} white +{}) eval {} nodes {} seed {} time {:.1}s",
+        "datagen {} positions {} (+{} this run) games {} (black +{} draws ={} white +{}; {} ended by databases) repeats {} eval {} {per_move} egdb {} seed {} time {:.1}s",
         a.out.display(),
         summary.positions,
+        summary.positions - from,
         summary.games,
         summary.results[0],
         summary.results[1],
         summary.results[2],
+        summary.by_egdb,
+        summary.duplicates,
         cfg.eval.describe(),
-        cfg.nodes,
+        cfg.egdb.as_ref().map_or(0, |tb| tb.max_pieces()),
         cfg.seed,
         t.elapsed().as_secs_f64()
     );

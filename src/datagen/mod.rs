@@ -2,28 +2,36 @@
 //! learned evaluation (`kingme train`).
 //!
 //! Each game starts from an ACF 3-move ballot followed by a few random plies, then
-//! both sides play kingme's search at a fixed node budget with a little leaf noise.
-//! Every position without a capture pending is kept with the search score and,
-//! once the game is over, its result ([`record`] has the file format). A game
-//! ends by the rules (no move, threefold repetition, the 40-move rule), when a
-//! search finds a forced win, when one side's score stays above
-//! [`DatagenConfig::adjudicate`] for eight plies, or as a draw after
-//! [`DatagenConfig::max_plies`].
+//! both sides play kingme's search at a fixed node budget (or depth) with a
+//! little leaf noise. Every position without a capture pending is kept with the
+//! search score and, once the game is over, its result ([`record`] has the file
+//! format); a position already written in the run is not written again. A game
+//! ends by the rules (no move, threefold repetition, the 40-move rule), when it
+//! reaches a position the endgame databases know (its exact value is the game's
+//! result: every position before it leads there), when a search finds a forced
+//! win, when one side's score stays above [`DatagenConfig::adjudicate`] for eight
+//! plies, or as a draw after [`DatagenConfig::max_plies`].
 //!
-//! Games are spread over threads; a run is reproducible for a given seed and one
-//! thread (with more, which thread plays which game depends on timing).
+//! A run may continue a file ([`Existing`]): its positions count towards the
+//! total and are not written again, and its games differ from the file's.
+//! Games are spread over threads; a run is reproducible for a given seed, file
+//! and one thread (with more, which thread plays which game depends on timing).
 
 pub mod record;
 
 use crate::board::{Game, Outcome, Position};
+use crate::egdb::{Tablebase, Wdl};
 use crate::eval::Evaluator;
 use crate::openings::{self, SplitMix64};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, Iteration, Score, SearchLimits, SearchReport, TraceNode};
-use record::{Record, SCORE_CLAMP};
+pub use record::Record;
+use record::SCORE_CLAMP;
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 
 /// What a datagen run plays.
 #[derive(Clone, Debug)]
@@ -32,6 +40,11 @@ pub struct DatagenConfig {
     pub positions: u64,
     /// Nodes per move.
     pub nodes: u64,
+    /// Depth per move instead of nodes.
+    pub depth: Option<u32>,
+    /// The endgame databases that end games and give their results (and that
+    /// the searches probe).
+    pub egdb: Option<Arc<Tablebase>>,
     /// Threads playing games.
     pub threads: usize,
     /// Seed of the openings, random plies and noise.
@@ -55,6 +68,8 @@ impl Default for DatagenConfig {
         DatagenConfig {
             positions: 100_000,
             nodes: 4000,
+            depth: None,
+            egdb: None,
             threads: 1,
             seed: 1,
             random_plies: 4,
@@ -72,10 +87,53 @@ impl Default for DatagenConfig {
 pub struct DatagenSummary {
     /// Games played.
     pub games: u64,
-    /// Positions written.
+    /// Positions in the file (those of the file continued included).
     pub positions: u64,
     /// Games won by Black, drawn, won by White.
     pub results: [u64; 3],
+    /// Positions left out because the run had written them already.
+    pub duplicates: u64,
+    /// Games ended by the endgame databases.
+    pub by_egdb: u64,
+}
+
+/// The file a run continues: its positions' count and keys.
+#[derive(Clone, Debug, Default)]
+pub struct Existing {
+    /// Positions in it.
+    pub positions: u64,
+    /// Their Zobrist keys.
+    pub keys: HashSet<u64>,
+}
+
+impl Existing {
+    /// The positions of `records`.
+    #[must_use]
+    pub fn of(records: &[Record]) -> Existing {
+        Existing {
+            positions: records.len() as u64,
+            keys: records.iter().map(|r| r.position.hash()).collect(),
+        }
+    }
+}
+
+/// How a game ended, and whether the databases ended it.
+struct Played {
+    outcome: Outcome,
+    kept: Vec<(Position, i16)>,
+    by_egdb: bool,
+}
+
+/// The result of `pos` for its side to move's colour, when the databases know it.
+fn database_outcome(egdb: &Tablebase, pos: &Position) -> Option<Outcome> {
+    if pos.occupied().count() > egdb.max_pieces() {
+        return None;
+    }
+    Some(match egdb.probe_wdl(pos).ok()? {
+        Wdl::Win => Outcome::Win(pos.turn()),
+        Wdl::Loss => Outcome::Win(!pos.turn()),
+        Wdl::Draw => Outcome::Draw,
+    })
 }
 
 struct Silent;
@@ -91,7 +149,7 @@ fn play_game(
     rng: &mut SplitMix64,
     deck: &[Position],
     tt: &TranspositionTable,
-) -> Option<(Outcome, Vec<(Position, i16)>)> {
+) -> Option<Played> {
     let mut game = Game::from_position(deck[(rng.next_u64() % deck.len() as u64) as usize]);
     for _ in 0..rng.next_u64() % (u64::from(cfg.random_plies) + 1) {
         let moves = game.position().legal_moves();
@@ -106,9 +164,18 @@ fn play_game(
     tt.clear();
     let mut kept = Vec::new();
     let mut leader_streak = (None, 0u32);
+    let mut by_egdb = false;
     let outcome = loop {
         if let Some(end) = game.result() {
             break end.outcome;
+        }
+        if let Some(o) = cfg
+            .egdb
+            .as_deref()
+            .and_then(|tb| database_outcome(tb, game.position()))
+        {
+            by_egdb = true;
+            break o;
         }
         if game.moves().len() >= cfg.max_plies {
             break Outcome::Draw;
@@ -116,7 +183,10 @@ fn play_game(
         let pos = *game.position();
         tt.new_search();
         let limits = SearchLimits {
-            nodes: Some(cfg.nodes),
+            nodes: cfg.depth.is_none().then_some(cfg.nodes),
+            depth: cfg.depth,
+            egdb: cfg.egdb.clone(),
+            egdb_pieces: cfg.egdb.as_ref().map_or(0, |tb| tb.max_pieces()),
             threads: 1,
             noise: cfg.noise,
             seed: rng.next_u64(),
@@ -155,15 +225,21 @@ fn play_game(
         }
         game.play_unchecked(best);
     };
-    Some((outcome, kept))
+    Some(Played {
+        outcome,
+        kept,
+        by_egdb,
+    })
 }
 
-/// Plays games until `cfg.positions` positions are written to `out` (after the
-/// header); `progress(positions, games)` is called after each game. `stop` ends
-/// the run early (the games in flight are discarded).
+/// Plays games until `out` holds `cfg.positions` positions, `existing` ones
+/// (already in `out`, after its header) included; writes the header first when
+/// there are none. `progress` is called after each game. `stop` ends the run
+/// early (the games in flight are discarded).
 pub fn run(
     cfg: &DatagenConfig,
     out: &mut impl Write,
+    existing: Existing,
     stop: &AtomicBool,
     mut progress: impl FnMut(&DatagenSummary),
 ) -> std::io::Result<DatagenSummary> {
@@ -172,13 +248,26 @@ pub fn run(
         .into_iter()
         .map(|o| o.position)
         .collect();
-    record::write_header(out, cfg.seed)?;
+    if existing.positions == 0 {
+        record::write_header(out, cfg.seed)?;
+    }
+    if let Some(tb) = &cfg.egdb {
+        // searches probe only what is read (they never wait for a file): all
+        // of it, so that a run does not depend on when files were read
+        tb.preload(tb.max_pieces());
+    }
+    let mut seen = existing.keys;
+    // a continued file gets games of its own
+    let salt = existing.positions.wrapping_mul(0xd1b5_4a32_d192_ed03);
     let tables = (0..cfg.threads.max(1))
         .map(|_| TranspositionTable::try_new(cfg.hash_mib).map_err(std::io::Error::other))
         .collect::<std::io::Result<Vec<_>>>()?;
-    let written = AtomicU64::new(0);
-    let mut summary = DatagenSummary::default();
-    let (tx, rx) = mpsc::sync_channel::<(Outcome, Vec<(Position, i16)>)>(64);
+    let written = AtomicU64::new(existing.positions);
+    let mut summary = DatagenSummary {
+        positions: existing.positions,
+        ..DatagenSummary::default()
+    };
+    let (tx, rx) = mpsc::sync_channel::<Played>(64);
     std::thread::scope(|scope| -> std::io::Result<()> {
         for (t, tt) in tables.into_iter().enumerate() {
             let tx = tx.clone();
@@ -186,12 +275,13 @@ pub fn run(
             std::thread::Builder::new()
                 .name(format!("kingme-datagen-{t}"))
                 .spawn_scoped(scope, move || {
-                    let mut rng = SplitMix64(cfg.seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9));
+                    let mut rng =
+                        SplitMix64(cfg.seed ^ salt ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9));
                     while written.load(Ordering::Relaxed) < cfg.positions
                         && !stop.load(Ordering::Relaxed)
                     {
                         if let Some(g) = play_game(cfg, &mut rng, deck, &tt) {
-                            written.fetch_add(g.1.len() as u64, Ordering::Relaxed);
+                            written.fetch_add(g.kept.len() as u64, Ordering::Relaxed);
                             if tx.send(g).is_err() {
                                 break;
                             }
@@ -200,25 +290,31 @@ pub fn run(
                 })?;
         }
         drop(tx);
-        for (outcome, kept) in rx {
+        for played in rx {
             if summary.positions >= cfg.positions || stop.load(Ordering::Relaxed) {
                 continue;
             }
-            let result = match outcome {
+            let result = match played.outcome {
                 Outcome::Win(crate::Color::Black) => 2,
                 Outcome::Draw => 1,
                 Outcome::Win(crate::Color::White) => 0,
             };
-            for (position, score) in &kept {
+            for (position, score) in &played.kept {
+                if !seen.insert(position.hash()) {
+                    summary.duplicates += 1;
+                    continue;
+                }
                 let r = Record {
                     position: *position,
                     result,
                     score: *score,
                 };
                 out.write_all(&r.to_bytes())?;
+                summary.positions += 1;
             }
+            out.flush()?;
             summary.games += 1;
-            summary.positions += kept.len() as u64;
+            summary.by_egdb += u64::from(played.by_egdb);
             summary.results[2 - result as usize] += 1;
             progress(&summary);
         }
@@ -226,4 +322,68 @@ pub fn run(
     })?;
     out.flush()?;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(bytes: &[u8]) -> Vec<Record> {
+        assert_eq!(&bytes[..8], record::MAGIC);
+        bytes[record::HEADER_LEN..]
+            .chunks_exact(record::RECORD_LEN)
+            .map(|c| Record::from_bytes(c.try_into().unwrap()).expect("a legal position"))
+            .collect()
+    }
+
+    fn config(positions: u64) -> DatagenConfig {
+        let mut tb = Tablebase::new();
+        tb.add_builtin().expect("the built-in databases");
+        DatagenConfig {
+            positions,
+            nodes: 200,
+            // no adjudication by score: games run into the databases
+            adjudicate: 100_000,
+            egdb: Some(Arc::new(tb)),
+            ..DatagenConfig::default()
+        }
+    }
+
+    #[test]
+    fn games_end_in_the_databases_and_no_position_is_written_twice() {
+        let cfg = config(400);
+        let stop = AtomicBool::new(false);
+        let mut out = Vec::new();
+        let s = run(&cfg, &mut out, Existing::default(), &stop, |_| {}).unwrap();
+        let recs = records(&out);
+        assert_eq!(recs.len() as u64, s.positions);
+        assert!(s.positions >= 400, "{s:?}");
+        assert!(s.by_egdb > 0, "{s:?}");
+        // the databases' positions are never data: the search never evaluates them
+        assert!(recs.iter().all(|r| r.position.occupied().count() > 5));
+        let keys: HashSet<u64> = recs.iter().map(|r| r.position.hash()).collect();
+        assert_eq!(keys.len(), recs.len(), "a position written twice");
+
+        // the same seed, one thread: the same bytes
+        let mut again = Vec::new();
+        run(&cfg, &mut again, Existing::default(), &stop, |_| {}).unwrap();
+        assert!(again == out, "two runs with one seed differ");
+    }
+
+    #[test]
+    fn a_continued_file_keeps_its_positions_and_gets_new_ones() {
+        let stop = AtomicBool::new(false);
+        let mut out = Vec::new();
+        run(&config(150), &mut out, Existing::default(), &stop, |_| {}).unwrap();
+        let first = records(&out);
+        let existing = Existing::of(&first);
+        let before = out.len();
+        let s = run(&config(400), &mut out, existing, &stop, |_| {}).unwrap();
+        let all = records(&out);
+        assert_eq!(all.len() as u64, s.positions);
+        assert!(all.len() >= 400 && out.len() > before, "{s:?}");
+        assert_eq!(&all[..first.len()], &first[..]);
+        let keys: HashSet<u64> = all.iter().map(|r| r.position.hash()).collect();
+        assert_eq!(keys.len(), all.len(), "the continuation repeats a position");
+    }
 }

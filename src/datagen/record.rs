@@ -135,6 +135,27 @@ pub fn write_header(w: &mut impl Write, seed: u64) -> std::io::Result<()> {
 
 /// Reads every record of a data file; a bad header, a partial last record or an
 /// impossible position is an error naming the file.
+/// Cuts a record that a killed run left half-written at the end of the data
+/// file at `path`; returns the bytes cut.
+pub fn cut_torn_record(path: &Path) -> Result<u64, DataError> {
+    let io = |source| DataError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
+    let body = len.saturating_sub(HEADER_LEN as u64);
+    let torn = body % RECORD_LEN as u64;
+    if len >= HEADER_LEN as u64 && torn != 0 {
+        f.set_len(len - torn).map_err(io)?;
+    }
+    Ok(if len >= HEADER_LEN as u64 { torn } else { 0 })
+}
+
+/// The records of the data file at `path`, all checked.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, DataError> {
     let name = path.display().to_string();
     let bad = |reason: String| DataError::Bad {
