@@ -103,6 +103,7 @@ impl EngineOptions {
             "evalfile" | "evalweights" => self.eval.describe(),
             "egdbpath" => self.egdb_path.clone(),
             "egdbpieces" => self.egdb_pieces.to_string(),
+            "egdbcache" => self.egdb_cache_mib.to_string(),
             "multipv" => self.multipv.to_string(),
             "ownbook" => self.own_book.to_string(),
             "bookfile" => self.book_file.clone(),
