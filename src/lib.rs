@@ -17,7 +17,9 @@
 //!   `MiniTablebase` of every position reachable from the start.
 //! - [`egdb`]: English endgame databases: exact win, draw or loss (and the
 //!   distance to conversion) of every position of up to N pieces, built by
-//!   retrograde analysis (`kingme egdb build`), probed through a `Tablebase`.
+//!   retrograde analysis (`kingme egdb build`), stored compact and
+//!   memory-mapped, probed through a `Tablebase`; the 5-piece set is built
+//!   into kingme.
 //! - [`search`]: iterative deepening over an alpha-beta node search, with move
 //!   ordering, time management, statistics and the transposition table; it
 //!   reports through callbacks and never prints. `Score` is its value as
@@ -47,7 +49,8 @@
 //!   listener and driver, in pydraughts' English dialect.
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
-//! - [`datagen`]: self-play games written as training data; [`train`] fits
+//! - [`datagen`]: self-play games written as training data (ended and labelled
+//!   by the endgame databases, appendable in chunks); [`train`] fits
 //!   the learned evaluation's weights to them.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
