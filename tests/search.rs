@@ -36,6 +36,9 @@ fn best_of(events: &[Event]) -> (Option<Move>, Option<Score>, u64) {
 fn search(variant: Variant, fen: &str, limits: Limits) -> (Option<Move>, Option<Score>, u64) {
     let pos = Position::from_fen(variant, fen).unwrap();
     let mut e = Engine::new();
+    // the search itself: the endgame databases built into kingme would
+    // answer these endings
+    e.set(EngineOption::EgdbPieces(0)).unwrap();
     best_of(&e.search_blocking(&Game::from_position(pos), limits))
 }
 
