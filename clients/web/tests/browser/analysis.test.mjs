@@ -20,8 +20,13 @@ for (const n of [2, 4]) {
     await page.goto(`${baseUrl}?variant=english&color=B&first=B&level=easy&mode=analyse&multipv=${n}`);
     await page.waitForFunction(() => document.body.dataset.status === 'human');
     assert.ok(await page.evaluate(() => window.kingme.S.engineMultiPV), 'the handshake lists the MultiPV option');
-    assert.match(await page.textContent('#log'), new RegExp(`> setoption name MultiPV value ${n}\\n[^]*> analyze ${n}\\n`));
-    await page.waitForFunction((k) => document.querySelectorAll('#pvlines .pv-line').length === k, n, { timeout: 10000 });
+    // the board may write its commands to the log a moment after it is ready
+    await page.waitForFunction(
+      (k) => new RegExp(`> setoption name MultiPV value ${k}\\n[^]*> analyze ${k}\\n`).test(document.getElementById('log').textContent),
+      n,
+      { timeout: 10000 },
+    );
+    await page.waitForFunction((k) => document.querySelectorAll('#pvlines .pv-line').length === k, n, { timeout: 20000 });
     const lines = await page.$$eval('#pvlines .pv-line', (ls) => ls.map((l) => ({ k: Number(l.dataset.multipv), first: l.querySelector('.pv-moves').textContent.split(' ')[0] })));
     assert.deepEqual(lines.map((l) => l.k), Array.from({ length: n }, (_, i) => i + 1));
     assert.equal(new Set(lines.map((l) => l.first)).size, n, 'distinct first moves');
