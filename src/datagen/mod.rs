@@ -20,7 +20,7 @@
 pub mod record;
 
 use crate::board::{Game, Outcome, Position};
-use crate::egdb::{Tablebase, Wdl};
+use crate::egdb::Tablebase;
 use crate::eval::Evaluator;
 use crate::openings::{self, SplitMix64};
 use crate::search::tt::TranspositionTable;
@@ -124,18 +124,6 @@ struct Played {
     by_egdb: bool,
 }
 
-/// The result of `pos` for its side to move's colour, when the databases know it.
-fn database_outcome(egdb: &Tablebase, pos: &Position) -> Option<Outcome> {
-    if pos.occupied().count() > egdb.max_pieces() {
-        return None;
-    }
-    Some(match egdb.probe_wdl(pos).ok()? {
-        Wdl::Win => Outcome::Win(pos.turn()),
-        Wdl::Loss => Outcome::Win(!pos.turn()),
-        Wdl::Draw => Outcome::Draw,
-    })
-}
-
 struct Silent;
 
 impl SearchReport for Silent {
@@ -172,7 +160,7 @@ fn play_game(
         if let Some(o) = cfg
             .egdb
             .as_deref()
-            .and_then(|tb| database_outcome(tb, game.position()))
+            .and_then(|tb| tb.outcome(game.position()))
         {
             by_egdb = true;
             break o;

@@ -8,7 +8,7 @@ use super::file::{self, FileError, Kind};
 use super::index::{mirror, SliceIndex};
 use super::pack;
 use super::{Material, Wdl};
-use crate::board::{Move, Position, Variant};
+use crate::board::{Move, Outcome, Position, Variant};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -413,6 +413,21 @@ impl Tablebase {
             }
         }
         Ok(best)
+    }
+
+    /// The game's result under perfect play from `pos`, when `pos` is English
+    /// and has at most [`Tablebase::max_pieces`] pieces (and its probe
+    /// answers); `None` otherwise.
+    #[must_use]
+    pub fn outcome(&self, pos: &Position) -> Option<Outcome> {
+        if pos.variant() != Variant::English || pos.occupied().count() > self.max_pieces {
+            return None;
+        }
+        Some(match self.probe_wdl(pos).ok()? {
+            Wdl::Win => Outcome::Win(pos.turn()),
+            Wdl::Loss => Outcome::Win(!pos.turn()),
+            Wdl::Draw => Outcome::Draw,
+        })
     }
 
     /// The value of `pos` and its distance to conversion: the plies the winner

@@ -307,19 +307,6 @@ pub struct GameSetup<'a> {
     pub setup_timeout: Duration,
 }
 
-/// The result the databases give `pos` (English, all its slices present).
-fn database_outcome(tb: &kingme::egdb::Tablebase, pos: &kingme::Position) -> Option<Outcome> {
-    use kingme::egdb::Wdl;
-    if pos.variant() != Variant::English || pos.occupied().count() > tb.max_pieces() {
-        return None;
-    }
-    Some(match tb.probe_wdl(pos).ok()? {
-        Wdl::Win => Outcome::Win(pos.turn()),
-        Wdl::Loss => Outcome::Win(!pos.turn()),
-        Wdl::Draw => Outcome::Draw,
-    })
-}
-
 fn fault_of(by: Side, e: &EngineError) -> Termination {
     match e {
         EngineError::Timeout { .. } => Termination::Timeout {
@@ -393,10 +380,7 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
             };
             break;
         }
-        if let Some(outcome) = setup
-            .egdb
-            .and_then(|tb| database_outcome(tb, game.position()))
-        {
+        if let Some(outcome) = setup.egdb.and_then(|tb| tb.outcome(game.position())) {
             record.outcome = outcome;
             record.termination = Termination::Database {
                 fen: game.position().to_fen(),
