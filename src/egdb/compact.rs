@@ -274,8 +274,8 @@ impl Compact {
             });
         }
         let h = &map[..HEADER_LEN];
-        let u32_at = |o: usize| u32::from_le_bytes(h[o..o + 4].try_into().expect("4 bytes"));
-        let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().expect("8 bytes"));
+        let u32_at = |o: usize| file::le_u32(h, o);
+        let u64_at = |o: usize| file::le_u64(h, o);
         file::check_ident(h, mat, kind, COMPACT_VERSION).map_err(bad)?;
         let positions = mat.positions();
         let per_block = block_positions(kind);
@@ -341,7 +341,7 @@ impl Compact {
     }
 
     fn u32_at(&self, at: usize) -> u32 {
-        u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"))
+        file::le_u32(&self.map, at)
     }
 
     fn offset(&self, b: usize) -> u64 {

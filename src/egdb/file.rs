@@ -220,10 +220,20 @@ pub(super) fn write_parts<'a>(
     Ok(dest)
 }
 
+/// The little-endian u32 at `at` of `b` (the caller has checked the length).
+pub(super) fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// The little-endian u64 at `at` of `b` (the caller has checked the length).
+pub(super) fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
 /// Checks the first 32 bytes of a header: magic, `version`, `kind`, slice
 /// name; the error says what is wrong.
 pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> Result<(), String> {
-    let u32_at = |o: usize| u32::from_le_bytes(h[o..o + 4].try_into().expect("4 bytes"));
+    let u32_at = |o: usize| le_u32(h, o);
     if &h[0..8] != MAGIC {
         return Err("not a kingme database file".into());
     }
@@ -248,7 +258,7 @@ pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> 
     Ok(())
 }
 
-/// The format version in the header of the file at `path` (1: full, 2:
+/// The format version in the header of the file at `path` (1: full, 3:
 /// compact); `None` when it has no kingme header.
 pub fn version_of(path: &Path) -> Result<Option<u32>, FileError> {
     let io_err = |source| FileError::Io {
@@ -258,9 +268,7 @@ pub fn version_of(path: &Path) -> Result<Option<u32>, FileError> {
     let mut f = crate::files::open_regular(path).map_err(io_err)?;
     let mut h = [0u8; 12];
     match f.read_exact(&mut h) {
-        Ok(()) if &h[0..8] == MAGIC => Ok(Some(u32::from_le_bytes(
-            h[8..12].try_into().expect("4 bytes"),
-        ))),
+        Ok(()) if &h[0..8] == MAGIC => Ok(Some(le_u32(&h, 8))),
         Ok(()) => Ok(None),
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
         Err(e) => Err(io_err(e)),
@@ -292,7 +300,7 @@ pub fn read(path: &Path, mat: Material, kind: Kind) -> Result<Vec<u8>, FileError
         path: path.to_path_buf(),
         reason,
     };
-    let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().expect("8 bytes"));
+    let u64_at = |o: usize| le_u64(&h, o);
     check_ident(&h, mat, kind, FORMAT_VERSION).map_err(bad)?;
     if u64_at(32) != positions || u64_at(40) != data_len {
         return Err(bad(format!(

@@ -71,8 +71,8 @@ pub fn parse(bytes: &'static [u8], path: &Path) -> Result<Vec<Packed>, FileError
             found: bytes.len() as u64,
         });
     }
-    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
-    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    let u32_at = |o: usize| file::le_u32(bytes, o);
+    let u64_at = |o: usize| file::le_u64(bytes, o);
     if &bytes[..8] != MAGIC {
         return Err(bad("not a kingme database pack (bad magic)".into()));
     }
@@ -115,8 +115,7 @@ pub fn parse(bytes: &'static [u8], path: &Path) -> Result<Vec<Packed>, FileError
                 1 => Kind::Conversion,
                 k => return Err(bad(format!("{name}: kind {k}"))),
             };
-            let at = u64::from_le_bytes(e[24..32].try_into().expect("8 bytes"));
-            let len = u64::from_le_bytes(e[32..40].try_into().expect("8 bytes"));
+            let (at, len) = (file::le_u64(e, 24), file::le_u64(e, 32));
             let end = at.checked_add(len).filter(|&end| end <= data.len() as u64);
             let Some(end) = end else {
                 return Err(bad(format!("{name}: bytes {at}+{len} out of the pack")));
