@@ -26,12 +26,13 @@ use super::compact::{Compact, COMPACT_VERSION};
 use super::convert::{self, ConvertError, Unpacked};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, Men, SliceIndex};
+use super::lock::remove_stale_temporaries;
+pub use super::lock::{DirLock, LockError};
 use super::probe::{ProbeError, Tablebase};
 use super::{plan, Material, Wdl, NOT_A_POSITION};
 use crate::board::movegen::step;
 use crate::board::{Bitboard, Color, English, MoveList, Position, Variant};
 use rayon::prelude::*;
-use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 
 /// What to build where.
@@ -123,9 +124,9 @@ pub enum BuildError {
         /// The system's error.
         source: std::io::Error,
     },
-    /// Another build holds the directory's lock.
-    #[error("{0}: another build is running in this directory")]
-    Locked(PathBuf),
+    /// Another build holds the directory's or the slice's lock.
+    #[error(transparent)]
+    Lock(#[from] LockError),
     /// More pieces than the index supports.
     #[error("--pieces {0}: at most 8 pieces can be built")]
     TooManyPieces(u32),
@@ -156,78 +157,6 @@ pub enum BuildError {
     /// The thread pool could not start.
     #[error("thread pool: {0}")]
     Threads(String),
-}
-
-/// The locks a build holds on its directory (released when dropped, or when
-/// the process ends however it ends): a whole build holds `build.lock`
-/// alone; builds of one slice each (the jobs of a batch scheduler) share it,
-/// each holding its slice's `NAME.lock` alone.
-#[derive(Debug)]
-pub struct DirLock {
-    _files: Vec<File>,
-}
-
-impl DirLock {
-    /// Takes `build.lock` of `dir` for a whole build, or fails at once.
-    pub fn take(dir: &Path) -> Result<DirLock, BuildError> {
-        Ok(DirLock {
-            _files: vec![lock_file(&dir.join("build.lock"), false)?],
-        })
-    }
-
-    /// Takes `build.lock` of `dir` shared and `NAME.lock` of slice `mat`
-    /// alone, for a build of that one slice, or fails at once.
-    pub fn take_slice(dir: &Path, mat: Material) -> Result<DirLock, BuildError> {
-        Ok(DirLock {
-            _files: vec![
-                lock_file(&dir.join("build.lock"), true)?,
-                lock_file(&dir.join(format!("{mat}.lock")), false)?,
-            ],
-        })
-    }
-}
-
-/// Opens (creating it) and locks the file at `path`, shared or alone, or
-/// fails at once.
-fn lock_file(path: &Path, shared: bool) -> Result<File, BuildError> {
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|source| BuildError::Dir {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let locked = if shared {
-        file.try_lock_shared()
-    } else {
-        file.try_lock()
-    };
-    match locked {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => Err(BuildError::Locked(path.to_path_buf())),
-        Err(TryLockError::Error(source)) => Err(BuildError::Dir {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
-}
-
-/// Removes the temporary files an interrupted build left, of slice `only`
-/// or of every slice (we hold their locks: nobody else is writing them).
-fn remove_stale_temporaries(dir: &Path, only: Option<Material>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let ours = only.is_none_or(|m| name.starts_with(&format!("{m}.")));
-        if ours && (name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp")) {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 /// Whether both files of `mat` in `dir` are present and open (either

@@ -22,7 +22,8 @@
 //!   (from version 1 files, or from the builder's memory).
 //! - [`pack`]: several slices' compact files in one file, and the pack built
 //!   into kingme (every slice of up to 5 pieces).
-//! - [`build`]: the retrograde builder (restartable, locked, one slice or all).
+//! - [`build`]: the retrograde builder (restartable, one slice or all).
+//! - [`lock`]: a build's locks on its directory and slice.
 //! - [`probe`]: the [`Tablebase`]: directories added, slices opened lazily by
 //!   file name (either version), typed errors, never a guess; best-move
 //!   choice for conversion.
@@ -55,6 +56,7 @@ pub mod compact;
 pub mod convert;
 pub mod file;
 pub mod index;
+pub mod lock;
 pub mod pack;
 pub mod probe;
 pub mod slice;
