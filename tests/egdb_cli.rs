@@ -13,8 +13,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-fn build(dir: &Path, pieces: u32) {
-    let out = kingme(&[
+/// `kingme egdb build --quiet --threads 2 --pieces N --dir DIR`, run to its end.
+fn build_cli(dir: &Path, pieces: u32) -> std::process::Output {
+    kingme(&[
         "egdb",
         "build",
         "--quiet",
@@ -24,7 +25,12 @@ fn build(dir: &Path, pieces: u32) {
         &pieces.to_string(),
         "--dir",
         dir.to_str().unwrap(),
-    ]);
+    ])
+}
+
+/// [`build_cli`], which must succeed.
+fn build(dir: &Path, pieces: u32) {
+    let out = build_cli(dir, pieces);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
@@ -217,15 +223,7 @@ fn damaged_files_answer_unknown_with_one_error_naming_the_file_and_a_rebuild_rep
     );
 
     // a build keeps the good slices and rebuilds the damaged one, identically
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--quiet",
-        "--pieces",
-        "3",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = build_cli(&dir, 3);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("built 1 slices"),
@@ -279,15 +277,7 @@ fn a_second_build_on_one_directory_is_refused() {
     let dir = temp_dir("egdb-locked");
     std::fs::create_dir_all(&dir).unwrap();
     let lock = egdb::build::DirLock::take(&dir).expect("first lock");
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--quiet",
-        "--pieces",
-        "2",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = build_cli(&dir, 2);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -329,15 +319,7 @@ fn a_second_build_on_one_directory_is_refused() {
         "{}",
         text(&out.stderr)
     );
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--quiet",
-        "--pieces",
-        "3",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = build_cli(&dir, 3);
     assert!(
         text(&out.stderr).contains("build.lock"),
         "{}",

@@ -96,23 +96,20 @@ fn datagen_then_train_write_files_that_load() {
             .expect("run kingme")
     };
     let d = data.to_str().unwrap();
-    let out = run(&[
-        "datagen",
-        "--out",
-        d,
-        "--positions",
-        "400",
-        "--nodes",
-        "300",
-        "--threads",
-        "1",
-        "--quiet",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // a small datagen run that must succeed, with `more` arguments
+    let datagen = |positions: &str, more: &[&str]| {
+        let mut args = vec!["datagen", "--out", d, "--positions", positions];
+        args.extend_from_slice(&["--nodes", "300", "--threads", "1", "--quiet"]);
+        args.extend_from_slice(more);
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    datagen("400", &[]);
     let records = kingme::datagen::record::read_file(&data).unwrap();
     assert!(records.len() >= 400, "{}", records.len());
     assert!(records.iter().all(|r| !r.position.must_capture()));
@@ -125,24 +122,7 @@ fn datagen_then_train_write_files_that_load() {
     let whole = bytes.len();
     bytes.extend_from_slice(&[0u8; 5]);
     std::fs::write(&data, &bytes).unwrap();
-    let out = run(&[
-        "datagen",
-        "--out",
-        d,
-        "--append",
-        "--positions",
-        "700",
-        "--nodes",
-        "300",
-        "--threads",
-        "1",
-        "--quiet",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = datagen("700", &["--append"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("this run"));
     let more = kingme::datagen::record::read_file(&data).unwrap();
     assert!(more.len() >= 700, "{}", more.len());
