@@ -58,12 +58,17 @@ pub struct BenchRow {
 /// No endgame database is probed: the signature does not depend on one.
 #[must_use]
 pub fn run(depth_delta: i32) -> Vec<BenchRow> {
-    run_with_egdb(depth_delta, None).unwrap_or_default()
+    run_with(depth_delta, None, None).unwrap_or_default()
 }
 
 /// Runs the bench probing the endgame databases of directory `egdb` (none
-/// when `None`); an error when that directory can't be opened.
-pub fn run_with_egdb(depth_delta: i32, egdb: Option<&str>) -> Result<Vec<BenchRow>, String> {
+/// when `None`) with the English evaluation `eval` (as the `EvalFile` option
+/// names it; the default when `None`); an error when either can't be opened.
+pub fn run_with(
+    depth_delta: i32,
+    egdb: Option<&str>,
+    eval: Option<&str>,
+) -> Result<Vec<BenchRow>, String> {
     let mut rows = Vec::new();
     for &(variant, fen, depth) in POSITIONS {
         // a bad position would change the signature without a word: refuse it
@@ -74,6 +79,10 @@ pub fn run_with_egdb(depth_delta: i32, egdb: Option<&str>) -> Result<Vec<BenchRo
         // heuristic search only: the exact mini table would make the signature
         // depend on whether its background build has finished
         let _ = engine.set(EngineOption::MiniTable(false));
+        if let Some(name) = eval {
+            crate::protocol::set_option(&mut engine, "EvalFile", name)
+                .map_err(|e| e.to_string())?;
+        }
         match egdb {
             None => {
                 let _ = engine.set(EngineOption::EgdbPieces(0));

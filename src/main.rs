@@ -49,6 +49,10 @@ enum Command {
         /// taken without).
         #[arg(long, value_name = "DIR")]
         egdb: Option<String>,
+        /// The English evaluation, as the EvalFile option takes (the signature
+        /// is the default's).
+        #[arg(long, value_name = "EVAL")]
+        eval: Option<String>,
     },
     /// Solve a mini-checkers position exactly: its value and each move's value.
     Solve(SolveArgs),
@@ -110,9 +114,11 @@ fn main() -> ExitCode {
     let res = match cli.command {
         Some(Command::Perft(a)) => cli::perft::run_perft(&a, false),
         Some(Command::Divide(a)) => cli::perft::run_perft(&a, true),
-        Some(Command::Bench { depth_delta, egdb }) => {
-            cli::bench::run_bench(depth_delta, egdb.as_deref())
-        }
+        Some(Command::Bench {
+            depth_delta,
+            egdb,
+            eval,
+        }) => cli::bench::run_bench(depth_delta, egdb.as_deref(), eval.as_deref()),
         Some(Command::Solve(a)) => cli::solve::run_solve(&a),
         Some(Command::Hub) => kingme::hub::run().map_err(|e| e.to_string()),
         Some(Command::Dxp(a)) => cli::dxp::run_dxp(&a),

@@ -13,6 +13,8 @@
 //! reported each epoch, so over-fitting shows. One thread, deterministic for a
 //! given data set and seed.
 
+pub mod network;
+
 use crate::datagen::record::{Record, SCORE_CLAMP};
 use crate::eval::features::{for_each_feature, Oriented, FEATURES, PHASES, SCALARS};
 use crate::eval::weights::{LearnedWeights, SCALE};

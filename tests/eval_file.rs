@@ -7,7 +7,8 @@ mod common;
 
 use common::{Conn, StdioChild, LINE_TIMEOUT};
 use kingme::eval::features::SCALARS;
-use kingme::eval::{evaluate_english, EnglishWeights, LearnedWeights};
+use kingme::eval::{evaluate_english, EnglishWeights, LearnedWeights, Network};
+use kingme::train::network::quantised_score;
 use kingme::{Position, Variant};
 use std::process::Command;
 
@@ -146,4 +147,98 @@ fn datagen_then_train_write_files_that_load() {
     let out = run(&["train", "--data", w, "--out", w]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains(w));
+
+    // the network from the same data: it loads, the engine plays with it
+    let net_path = temp("tiny.kmn");
+    let n = net_path.to_str().unwrap();
+    let out = run(&[
+        "train", "--model", "network", "--data", d, "--out", n, "--epochs", "2", "--hidden", "16",
+        "--dense", "8", "8", "--batch", "64", "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let net = Network::load(&net_path).unwrap();
+    assert_eq!((net.hidden, net.l1, net.l2), (16, 8, 8));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("checksum {:016x}", net.checksum()))
+    );
+    let pos = Position::from_fen(Variant::English, FEN).unwrap();
+    let mut c = StdioChild::spawn(&[]);
+    c.send(&format!("setoption name EvalFile value {n}"));
+    c.send(&format!("position fen {FEN}"));
+    assert_eq!(
+        eval_line(&mut c),
+        format!("eval score cp {}", quantised_score(&net, &pos))
+    );
+    c.send("go depth 6");
+    let best = std::iter::from_fn(|| c.recv(LINE_TIMEOUT))
+        .find(|l| l.starts_with("bestmove"))
+        .expect("a bestmove");
+    assert!(
+        best.starts_with("bestmove ") && !best.contains("none"),
+        "{best}"
+    );
+    // a bad width is refused before any work
+    let out = run(&[
+        "train", "--model", "network", "--data", d, "--out", n, "--hidden", "20",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("multiple of 16"));
+}
+
+#[test]
+fn a_damaged_network_file_is_refused_and_the_evaluation_kept() {
+    let net = Network::random(4, 32, 8, 8);
+    let pos = Position::from_fen(Variant::English, FEN).unwrap();
+    let good = temp("good.kmn");
+    net.save(&good).unwrap();
+    let bytes = net.to_bytes();
+    let write = |name: &str, b: &[u8]| {
+        let p = temp(name);
+        std::fs::write(&p, b).unwrap();
+        p.display().to_string()
+    };
+    let mut corrupt = bytes.clone();
+    let n = corrupt.len();
+    corrupt[n - 9] ^= 0x10;
+    let mut version = bytes.clone();
+    version[8] = 9;
+    let mut huge = net.clone();
+    huge.ft_w.iter_mut().take(32 * 24).for_each(|w| *w = 3000);
+    let cases = [
+        (write("corrupt.kmn", &corrupt), "checksum"),
+        (
+            write("truncated.kmn", &bytes[..bytes.len() - 100]),
+            "truncated",
+        ),
+        (write("version.kmn", &version), "format version 9"),
+        (write("overflow.kmn", &huge.to_bytes()), "overflow"),
+        (
+            write("neither.kmn", b"hello, world: not a network at all"),
+            "neither",
+        ),
+    ];
+    let mut c = StdioChild::spawn(&[]);
+    c.send(&format!("position fen {FEN}"));
+    c.send(&format!("setoption name EvalFile value {}", good.display()));
+    let loaded = eval_line(&mut c);
+    assert_eq!(loaded, format!("eval score cp {}", net.evaluate(&pos)));
+    for (bad, why) in &cases {
+        c.send(&format!("setoption name EvalFile value {bad}"));
+        let e = c.recv(LINE_TIMEOUT).unwrap();
+        assert!(
+            e.starts_with("error ") && e.contains(bad.as_str()) && e.contains(why),
+            "{e}"
+        );
+        assert_eq!(eval_line(&mut c), loaded);
+    }
+    // the shipped network loads and is what `network` names
+    c.send("setoption name EvalFile value network");
+    assert_eq!(
+        eval_line(&mut c),
+        format!("eval score cp {}", Network::builtin().evaluate(&pos))
+    );
 }

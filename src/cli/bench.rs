@@ -2,9 +2,13 @@
 
 use std::time::Instant;
 
-pub(crate) fn run_bench(depth_delta: i32, egdb: Option<&str>) -> Result<(), String> {
+pub(crate) fn run_bench(
+    depth_delta: i32,
+    egdb: Option<&str>,
+    eval: Option<&str>,
+) -> Result<(), String> {
     let t = Instant::now();
-    let rows = kingme::bench::run_with_egdb(depth_delta, egdb)?;
+    let rows = kingme::bench::run_with(depth_delta, egdb, eval)?;
     let mut nodes = 0;
     let mut searching = std::time::Duration::ZERO;
     for r in &rows {

@@ -13,14 +13,7 @@ pub(crate) mod solve;
 pub(crate) mod train;
 
 pub(crate) fn evaluator_of(text: &str) -> Result<kingme::eval::Evaluator, String> {
-    use kingme::eval::{EnglishWeights, Evaluator, LearnedWeights};
-    Ok(match text {
-        "builtin" => Evaluator::default(),
-        "hand" => Evaluator::Hand(EnglishWeights::default()),
-        path => Evaluator::Learned(std::sync::Arc::new(
-            LearnedWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
-        )),
-    })
+    kingme::eval::Evaluator::from_name(text).map_err(|e| e.to_string())
 }
 
 pub(crate) fn progress_bar(len: u64, quiet: bool, template: &str) -> indicatif::ProgressBar {

@@ -4,6 +4,15 @@ use super::progress_bar;
 use clap::Args;
 use std::time::Instant;
 
+/// What `kingme train` fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Model {
+    /// The pattern evaluation's weights.
+    Patterns,
+    /// The network evaluation.
+    Network,
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct TrainArgs {
     /// Data files written by `kingme datagen`.
@@ -18,18 +27,30 @@ pub(crate) struct TrainArgs {
     /// Positions per mini-batch.
     #[arg(long, default_value_t = 4096)]
     batch: usize,
-    /// Adam step size at the start (centi-men); it falls linearly to a tenth.
-    #[arg(long, default_value_t = 1.0)]
-    lr: f64,
+    /// What to train: the pattern weights (`.kmw`) or the network (`.kmn`).
+    #[arg(long, value_enum, default_value_t = Model::Patterns)]
+    model: Model,
+    /// Adam step size at the start; it falls linearly to a tenth
+    /// [default: 1.0 centi-men for patterns, 0.002 for the network].
+    #[arg(long)]
+    lr: Option<f64>,
     /// Share of the game result in the target (the rest is the search score), 0 to 1.
     #[arg(long, default_value_t = 0.5)]
     lambda: f64,
     /// Centi-men per unit of the logistic [default: fitted to the data].
     #[arg(long)]
     scale: Option<f64>,
-    /// Starting weights: material (a man 100, a king 150), builtin, or a weights file.
-    #[arg(long, default_value = "material", value_name = "WEIGHTS")]
-    init: String,
+    /// Starting weights. Patterns: material (a man 100, a king 150), builtin, or a
+    /// weights file. Network: random, builtin, or a network file [default: material
+    /// for patterns, random for the network].
+    #[arg(long, value_name = "WEIGHTS")]
+    init: Option<String>,
+    /// Network: accumulator width per perspective (a multiple of 16, at most 512).
+    #[arg(long, default_value_t = 128)]
+    hidden: usize,
+    /// Network: widths of the two dense layers (at most 64 each).
+    #[arg(long, num_args = 2, value_names = ["L1", "L2"], default_values_t = [32, 32])]
+    dense: Vec<usize>,
     /// Generation number recorded in the weights file.
     #[arg(long, default_value_t = 1)]
     generation: u32,
@@ -42,19 +63,22 @@ pub(crate) struct TrainArgs {
 }
 
 pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
-    use kingme::eval::LearnedWeights;
-    use kingme::train::{self, TrainConfig};
     if !(0.0..=1.0).contains(&a.lambda) {
         return Err(format!("--lambda {} is not between 0 and 1", a.lambda));
     }
-    if a.scale.is_some_and(|k| !(k.is_finite() && k > 0.0)) || !(a.lr.is_finite() && a.lr > 0.0) {
+    if a.scale.is_some_and(|k| !(k.is_finite() && k > 0.0))
+        || a.lr.is_some_and(|lr| !(lr.is_finite() && lr > 0.0))
+    {
         return Err("--scale and --lr must be positive numbers".into());
     }
-    let init = match a.init.as_str() {
-        "material" => train::material_start(),
-        "builtin" => (*LearnedWeights::builtin()).clone(),
-        path => LearnedWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
-    };
+    let (h, l1, l2) = (a.hidden, a.dense[0], a.dense[1]);
+    if a.model == Model::Network
+        && (h == 0 || h % 16 != 0 || h > 512 || !(1..=64).contains(&l1) || !(1..=64).contains(&l2))
+    {
+        return Err(format!(
+            "--hidden {h} --dense {l1} {l2}: the accumulator is a multiple of 16 up to 512, each dense layer 1 to 64"
+        ));
+    }
     let t = Instant::now();
     let mut records = Vec::new();
     for f in &a.data {
@@ -72,22 +96,12 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
         a.data.len(),
         t.elapsed().as_secs_f64()
     );
-    let cfg = TrainConfig {
-        epochs: a.epochs,
-        batch: a.batch.max(1),
-        lr: a.lr,
-        lambda: a.lambda,
-        scale: a.scale,
-        generation: a.generation,
-        seed: a.seed,
-        ..Default::default()
-    };
     let bar = progress_bar(
-        u64::from(cfg.epochs),
+        u64::from(a.epochs),
         a.quiet,
         "{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg} (eta {eta})",
     );
-    let (weights, k) = train::train(&records, &cfg, &init, |r| {
+    let report = |r: &kingme::train::EpochReport| {
         bar.set_position(u64::from(r.epoch));
         bar.set_message(format!(
             "loss {:.5} held-out {:.5}",
@@ -101,18 +115,81 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
                 );
             });
         }
-    });
+    };
+    let (what, checksum, k) = match a.model {
+        Model::Patterns => train_patterns(a, &records, report)?,
+        Model::Network => train_network(a, &records, report)?,
+    };
     bar.finish_and_clear();
-    weights.save(&a.out).map_err(|e| e.to_string())?;
     println!(
-        "train {} generation {} checksum {:016x} scale {:.1} positions {} epochs {} time {:.1}s",
+        "train {} {what} checksum {checksum:016x} scale {k:.1} positions {} epochs {} time {:.1}s",
         a.out.display(),
-        weights.generation,
-        weights.checksum(),
-        k,
         records.len(),
-        cfg.epochs,
+        a.epochs,
         t.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Fits the pattern weights and writes them; the summary, checksum and `K`.
+fn train_patterns(
+    a: &TrainArgs,
+    records: &[kingme::datagen::record::Record],
+    mut report: impl FnMut(&kingme::train::EpochReport),
+) -> Result<(String, u64, f64), String> {
+    use kingme::eval::LearnedWeights;
+    use kingme::train::{self, TrainConfig};
+    let init = match a.init.as_deref().unwrap_or("material") {
+        "material" => train::material_start(),
+        "builtin" => (*LearnedWeights::builtin()).clone(),
+        path => LearnedWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
+    };
+    let cfg = TrainConfig {
+        epochs: a.epochs,
+        batch: a.batch.max(1),
+        lr: a.lr.unwrap_or(1.0),
+        lambda: a.lambda,
+        scale: a.scale,
+        generation: a.generation,
+        seed: a.seed,
+        ..Default::default()
+    };
+    let (weights, k) = train::train(records, &cfg, &init, &mut report);
+    weights.save(&a.out).map_err(|e| e.to_string())?;
+    Ok((
+        format!("patterns generation {}", weights.generation),
+        weights.checksum(),
+        k,
+    ))
+}
+
+/// Fits the network and writes it; the summary, checksum and `K`.
+fn train_network(
+    a: &TrainArgs,
+    records: &[kingme::datagen::record::Record],
+    mut report: impl FnMut(&kingme::train::EpochReport),
+) -> Result<(String, u64, f64), String> {
+    use kingme::eval::Network;
+    use kingme::train::network::{self, NetConfig};
+    let init = match a.init.as_deref().unwrap_or("random") {
+        "random" => None,
+        "builtin" => Some((*Network::builtin()).clone()),
+        path => Some(Network::load(std::path::Path::new(path)).map_err(|e| e.to_string())?),
+    };
+    let cfg = NetConfig {
+        epochs: a.epochs,
+        batch: a.batch.max(1),
+        lr: a.lr.unwrap_or(NetConfig::default().lr),
+        lambda: a.lambda,
+        scale: a.scale,
+        generation: a.generation,
+        seed: a.seed,
+        hidden: a.hidden,
+        l1: a.dense[0],
+        l2: a.dense[1],
+        ..Default::default()
+    };
+    let (net, k) = network::train(records, &cfg, init.as_ref(), &mut report);
+    net.save(&a.out).map_err(|e| e.to_string())?;
+    Ok((net.describe(), net.checksum(), k))
 }

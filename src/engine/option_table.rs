@@ -8,8 +8,7 @@ use super::{
     DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
     MAX_MULTIPV, MAX_THREADS,
 };
-use crate::eval::{EnglishWeights, Evaluator, LearnedWeights};
-use std::sync::Arc;
+use crate::eval::{EnglishWeights, Evaluator};
 
 /// Why an option can't be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -200,7 +199,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text {
                 default: "builtin".into(),
             },
-            help: "English evaluation: builtin, hand, or a kingme weights file",
+            help: "English evaluation: builtin, patterns, network, hand, or a kingme weights or network file",
         },
         OptionSpec {
             name: "MultiPV".into(),
@@ -271,14 +270,11 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
             EnglishWeights::parse(value)
                 .map_err(|e| bad(format!("comma-separated name=value pairs: {}", e.reason)))?,
         )),
-        "evalfile" => EngineOption::Eval(match value.trim() {
-            "" | "builtin" => Evaluator::default(),
-            "hand" => Evaluator::Hand(EnglishWeights::default()),
-            path => Evaluator::Learned(Arc::new(
-                LearnedWeights::load(std::path::Path::new(path))
-                    .map_err(|e| bad(format!("builtin, hand or a kingme weights file ({e})")))?,
-            )),
-        }),
+        "evalfile" => EngineOption::Eval(Evaluator::from_name(value).map_err(|e| {
+            bad(format!(
+                "builtin, patterns, network, hand, or a kingme weights or network file ({e})"
+            ))
+        })?),
         "egdbpath" => EngineOption::EgdbPath(value.trim().to_string()),
         "egdbpieces" => EngineOption::EgdbPieces(spin(0, MAX_EGDB_PIECES)? as u32),
         "egdbcache" => EngineOption::EgdbCache(spin(1, MAX_EGDB_CACHE_MIB)? as usize),

@@ -8,12 +8,15 @@
 
 pub mod features;
 pub mod hand;
+pub mod network;
 pub mod weights;
 
 pub use hand::{evaluate_english, evaluate_mini, EnglishWeights, ParseWeightsError};
+pub use network::{EvalCache, Network, NetworkError};
 pub use weights::{LearnedWeights, WeightsError};
 
 use crate::board::{Position, Variant};
+use std::path::Path;
 use std::sync::Arc;
 
 /// How English positions are evaluated.
@@ -23,6 +26,22 @@ pub enum Evaluator {
     Learned(Arc<LearnedWeights>),
     /// The hand-set terms with these weights.
     Hand(EnglishWeights),
+    /// The network evaluation with these weights.
+    Network(Arc<Network>),
+}
+
+/// Why an evaluation named by `EvalFile` could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalFileError {
+    /// A pattern weights file was refused.
+    #[error(transparent)]
+    Weights(#[from] WeightsError),
+    /// A network file was refused.
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+    /// The file is neither.
+    #[error("{0}: neither a kingme weights file (KMWEIGHT) nor a network (KMNETWRK)")]
+    Unknown(String),
 }
 
 impl Default for Evaluator {
@@ -41,9 +60,47 @@ impl Evaluator {
             Variant::English => match self {
                 Evaluator::Learned(w) => w.evaluate(pos),
                 Evaluator::Hand(w) => evaluate_english(pos, w),
+                Evaluator::Network(n) => n.evaluate(pos),
             },
             Variant::Mini => evaluate_mini(pos),
         }
+    }
+
+    /// [`Evaluator::evaluate`], with a search thread's `cache` (the network
+    /// updates its first layer from the position evaluated before).
+    #[inline]
+    #[must_use]
+    pub fn evaluate_cached(&self, pos: &Position, cache: &mut EvalCache) -> i32 {
+        match (self, pos.variant()) {
+            (Evaluator::Network(n), Variant::English) => cache.evaluate(n, pos),
+            _ => self.evaluate(pos),
+        }
+    }
+
+    /// The evaluation `EvalFile` names: `builtin` (the default), `patterns`
+    /// (the shipped pattern weights), `network` (the shipped network), `hand`,
+    /// or a weights or network file (told apart by its magic).
+    pub fn from_name(text: &str) -> Result<Evaluator, EvalFileError> {
+        Ok(match text.trim() {
+            "" | "builtin" => Evaluator::default(),
+            "patterns" => Evaluator::Learned(LearnedWeights::builtin()),
+            "network" => Evaluator::Network(Network::builtin()),
+            "hand" => Evaluator::Hand(EnglishWeights::default()),
+            path => {
+                let p = Path::new(path);
+                let bytes = std::fs::read(p).map_err(|source| WeightsError::Io {
+                    path: path.to_string(),
+                    source,
+                })?;
+                if bytes.starts_with(network::file::MAGIC) {
+                    Evaluator::Network(Arc::new(Network::from_bytes(&bytes, path)?))
+                } else if bytes.starts_with(weights::MAGIC) {
+                    Evaluator::Learned(Arc::new(LearnedWeights::from_bytes(&bytes, path)?))
+                } else {
+                    return Err(EvalFileError::Unknown(path.to_string()));
+                }
+            }
+        })
     }
 
     /// A short description: `learned (generation N, checksum X)` or `hand`.
@@ -56,6 +113,7 @@ impl Evaluator {
                 w.checksum()
             ),
             Evaluator::Hand(_) => "hand".to_string(),
+            Evaluator::Network(n) => n.describe(),
         }
     }
 }

@@ -41,6 +41,8 @@ pub(super) struct Worker<'a, 'r> {
     /// Root moves this worker leaves unsearched (MultiPV lines already
     /// found, moves outside `searchmoves`); empty in the classic search.
     pub(super) root_excluded: Vec<Move>,
+    /// The network's first layer at the position evaluated last.
+    pub(super) eval_cache: crate::eval::EvalCache,
 }
 
 #[inline]
@@ -141,6 +143,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             },
             report,
             root_excluded: Vec::new(),
+            eval_cache: crate::eval::EvalCache::new(),
         }
     }
 
@@ -221,7 +224,11 @@ impl<'a, 'r> Worker<'a, 'r> {
             // a quiet leaf needs no move list: evaluate at once
             let (captures, quiets) = movegen::move_kinds::<R>(pos);
             if (quiets && !captures) || (captures && ply >= MAX_PLY - 2) {
-                return self.sh.limits.eval.evaluate(pos)
+                return self
+                    .sh
+                    .limits
+                    .eval
+                    .evaluate_cached(pos, &mut self.eval_cache)
                     + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
             }
         }
@@ -235,7 +242,11 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let forcing = list[0].is_capture();
         if ply >= MAX_PLY - 2 || (depth <= 0 && !forcing) {
-            return self.sh.limits.eval.evaluate(pos)
+            return self
+                .sh
+                .limits
+                .eval
+                .evaluate_cached(pos, &mut self.eval_cache)
                 + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
         }
         let orig_alpha = alpha;

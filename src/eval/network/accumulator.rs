@@ -1,0 +1,230 @@
+//! The network's first layer, per perspective, and its incremental update.
+//!
+//! An [`Accumulator`] remembers the piece boards it was computed for. Moving
+//! it to another position subtracts the rows of the pieces that left and adds
+//! the rows of the pieces that arrived (a move, a capture of any length, a
+//! crowning, an undo, or any two positions at all), or computes it afresh
+//! when that is fewer rows. An [`EvalCache`] keeps one per search thread, so
+//! each evaluation starts from the position evaluated before it: in a search
+//! tree, usually a sibling or a cousin a few pieces away.
+
+use super::file::Network;
+use super::{for_each_input, input_index, kernels, Boards};
+use crate::board::{Color, Position};
+
+/// The first layer's sums for both perspectives (Black's, then White's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accumulator {
+    boards: Boards,
+    values: Vec<i16>,
+    hidden: usize,
+}
+
+impl Accumulator {
+    /// An accumulator of `hidden` sums per perspective, not yet computed
+    /// (it stands for the empty board with zero sums).
+    #[must_use]
+    pub fn new(hidden: usize) -> Accumulator {
+        Accumulator {
+            boards: Boards::default(),
+            values: vec![0; 2 * hidden],
+            hidden,
+        }
+    }
+
+    /// The piece boards it was computed for.
+    #[must_use]
+    pub fn boards(&self) -> Boards {
+        self.boards
+    }
+
+    /// The sums of `perspective`.
+    #[inline(always)]
+    #[must_use]
+    pub fn side(&self, perspective: Color) -> &[i16] {
+        let h = self.hidden;
+        match perspective {
+            Color::Black => &self.values[..h],
+            Color::White => &self.values[h..],
+        }
+    }
+
+    /// Computes the sums of `boards` afresh.
+    #[inline(always)]
+    pub fn refresh(&mut self, net: &Network, boards: Boards) {
+        let h = self.hidden;
+        for (i, perspective) in Color::ALL.into_iter().enumerate() {
+            let acc = &mut self.values[i * h..(i + 1) * h];
+            acc.copy_from_slice(&net.ft_b);
+            for_each_input(&boards, perspective, |f| {
+                kernels::add_row(acc, &net.ft_w[f * h..(f + 1) * h]);
+            });
+        }
+        self.boards = boards;
+    }
+
+    /// Moves the sums to `boards`: by the pieces that differ, or afresh when
+    /// that is less work.
+    #[inline(always)]
+    pub fn update(&mut self, net: &Network, boards: Boards) {
+        let (old, new) = (self.boards.0, boards.0);
+        let changed: u32 = (0..4).map(|k| (old[k] ^ new[k]).count_ones()).sum();
+        if changed == 0 {
+            return;
+        }
+        let pieces: u32 = new.iter().map(|b| b.count_ones()).sum();
+        if changed >= pieces {
+            self.refresh(net, boards);
+            return;
+        }
+        let h = self.hidden;
+        for (i, perspective) in Color::ALL.into_iter().enumerate() {
+            let acc = &mut self.values[i * h..(i + 1) * h];
+            for kind in 0..4 {
+                let (mut gone, mut came) = (old[kind] & !new[kind], new[kind] & !old[kind]);
+                while gone != 0 {
+                    let f = input_index(perspective, kind, gone.trailing_zeros());
+                    kernels::sub_row(acc, &net.ft_w[f * h..(f + 1) * h]);
+                    gone &= gone - 1;
+                }
+                while came != 0 {
+                    let f = input_index(perspective, kind, came.trailing_zeros());
+                    kernels::add_row(acc, &net.ft_w[f * h..(f + 1) * h]);
+                    came &= came - 1;
+                }
+            }
+        }
+        self.boards = boards;
+    }
+}
+
+/// One search thread's network state: the accumulator of the position it
+/// evaluated last, and the network it belongs to.
+#[derive(Debug, Default)]
+pub struct EvalCache {
+    acc: Option<(usize, Accumulator)>,
+    input: Vec<i16>,
+}
+
+impl EvalCache {
+    /// An empty cache.
+    #[must_use]
+    pub fn new() -> EvalCache {
+        EvalCache::default()
+    }
+
+    /// The accumulator for `net`, moved to `pos`.
+    #[inline(always)]
+    pub fn accumulator(&mut self, net: &Network, pos: &Position) -> &Accumulator {
+        let id = std::ptr::from_ref(net) as usize;
+        let boards = Boards::of(pos);
+        match &mut self.acc {
+            Some((owner, acc)) if *owner == id && acc.hidden == net.hidden => {
+                acc.update(net, boards);
+            }
+            slot => {
+                let mut acc = Accumulator::new(net.hidden);
+                acc.refresh(net, boards);
+                *slot = Some((id, acc));
+            }
+        }
+        &self.acc.as_ref().expect("set above").1
+    }
+
+    /// The evaluation of an English `pos` for its side to move, in centi-men,
+    /// equal to [`Network::evaluate`].
+    #[must_use]
+    pub fn evaluate(&mut self, net: &Network, pos: &Position) -> i32 {
+        evaluate_cached(self, net, pos)
+    }
+}
+
+#[inline(always)]
+fn evaluate_body(cache: &mut EvalCache, net: &Network, pos: &Position) -> i32 {
+    cache.accumulator(net, pos);
+    let EvalCache { acc, input } = cache;
+    let acc = &acc.as_ref().expect("set by accumulator()").1;
+    if input.len() < 2 * net.hidden {
+        input.resize(2 * net.hidden, 0);
+    }
+    net.forward(acc, pos.turn(), input)
+}
+
+crate::avx2_twin! {
+    fn evaluate_cached(cache: &mut EvalCache, net: &Network, pos: &Position) -> i32 = evaluate_body;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Variant;
+    use crate::openings::SplitMix64;
+
+    /// Random English games: after every move, and after going back to
+    /// earlier positions, the cached accumulator equals a fresh one.
+    #[test]
+    fn the_incremental_accumulator_equals_a_fresh_one_through_random_games() {
+        let net = Network::random(7, 32, 8, 8);
+        let mut rng = SplitMix64(11);
+        let mut cache = EvalCache::new();
+        let (mut captures, mut crownings, mut multi) = (0, 0, 0);
+        for _ in 0..60 {
+            let mut pos = Position::startpos(Variant::English);
+            let mut seen = vec![pos];
+            for _ in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+                let next = pos.after(m);
+                if m.is_capture() {
+                    captures += 1;
+                    if m.captured().count() > 1 {
+                        multi += 1;
+                    }
+                }
+                if next.kings_of(pos.turn()).count() > pos.kings_of(pos.turn()).count() {
+                    crownings += 1;
+                }
+                pos = next;
+                seen.push(pos);
+                // the next position, and now and then an earlier one (an undo)
+                let probe = if rng.next_u64().is_multiple_of(4) {
+                    seen[(rng.next_u64() % seen.len() as u64) as usize]
+                } else {
+                    pos
+                };
+                let mut fresh = Accumulator::new(net.hidden);
+                fresh.refresh(&net, Boards::of(&probe));
+                assert_eq!(cache.accumulator(&net, &probe), &fresh);
+                assert_eq!(cache.evaluate(&net, &probe), net.evaluate(&probe));
+            }
+        }
+        assert!(
+            captures > 100 && crownings > 20 && multi > 5,
+            "{captures} {crownings} {multi}"
+        );
+    }
+
+    #[test]
+    fn a_position_and_its_mirror_score_alike() {
+        let net = Network::random(3, 32, 8, 8);
+        let r = |b: crate::board::Bitboard| crate::board::Bitboard(b.0.reverse_bits());
+        for fen in [
+            "B:W21-32:B1-12",
+            "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,10,11,12,13,2,3,4,6,7,8,9",
+            "B:WK14,K22,27:B3,K9,12",
+        ] {
+            let p = Position::from_fen(Variant::English, fen).unwrap();
+            let m = Position::from_parts(
+                Variant::English,
+                r(p.pieces(Color::White)),
+                r(p.pieces(Color::Black)),
+                r(p.kings()),
+                !p.turn(),
+            );
+            assert_eq!(net.evaluate(&p), net.evaluate(&m), "{fen}");
+        }
+    }
+}

@@ -1,0 +1,441 @@
+//! The network's weights and their file format (`.kmn`).
+//!
+//! All integers little-endian:
+//!
+//! | bytes | header |
+//! |---|---|
+//! | 8 | magic `KMNETWRK` |
+//! | 4 | format version, [`FORMAT_VERSION`] |
+//! | 4 | generation (which training round made it; informative) |
+//! | 4 | inputs per perspective, [`INPUTS`] |
+//! | 4 | `hidden`: accumulator width per perspective (a multiple of 16, at most [`MAX_HIDDEN`]) |
+//! | 4 | `l1`: width of the first dense layer (at most [`MAX_DENSE`]) |
+//! | 4 | `l2`: width of the second dense layer (at most [`MAX_DENSE`]) |
+//! | 4 | `scale`: centi-men per unit of the output (the logistic's `K`) |
+//! | 4 | activation one [`QA`] and dense weight one [`QB`], `u16` each |
+//! | 8 | checksum: 64-bit FNV-1a of the payload |
+//!
+//! | payload | |
+//! |---|---|
+//! | `i16` x `INPUTS * hidden` | first layer, input by input |
+//! | `i16` x `hidden` | first layer bias |
+//! | `i16` x `l1 * 2 hidden`, `i32` x `l1` | first dense layer, output by output; bias |
+//! | `i16` x `l2 * l1`, `i32` x `l2` | second dense layer; bias |
+//! | `i16` x `l2`, `i32` | output weights; bias |
+//!
+//! A file whose sums could overflow their integers (the accumulator with 24
+//! pieces, a dense layer with every input at its clip) is refused, so the
+//! arithmetic never wraps on a position.
+
+use super::accumulator::Accumulator;
+use super::{kernels, Boards, INPUTS, MAX_SCORE, QA, QB};
+use crate::board::Position;
+use crate::eval::weights::checksum;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// The first bytes of every network file.
+pub const MAGIC: &[u8; 8] = b"KMNETWRK";
+/// The format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 48;
+/// The widest accumulator this build evaluates.
+pub const MAX_HIDDEN: usize = 512;
+/// The widest dense layer this build evaluates.
+pub const MAX_DENSE: usize = 64;
+/// Most pieces on an English board.
+const MAX_PIECES: usize = 24;
+
+/// The network shipped with kingme (made by `kingme train --model network`, see `EVAL.md`).
+static BUILTIN: &[u8] = include_bytes!("english.kmn");
+
+/// Why a network file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The contents are not a kingme network of this version.
+    #[error("{path}: {reason}")]
+    Bad {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A network's integer weights (see the module's table for the layout).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    /// Which training round made it.
+    pub generation: u32,
+    /// Accumulator width per perspective.
+    pub hidden: usize,
+    /// First dense layer width.
+    pub l1: usize,
+    /// Second dense layer width.
+    pub l2: usize,
+    /// Centi-men per unit of output.
+    pub scale: u32,
+    /// First layer, `INPUTS` rows of `hidden`.
+    pub ft_w: Vec<i16>,
+    /// First layer bias.
+    pub ft_b: Vec<i16>,
+    /// First dense layer, `l1` rows of `2 hidden`.
+    pub l1_w: Vec<i16>,
+    /// First dense layer bias.
+    pub l1_b: Vec<i32>,
+    /// Second dense layer, `l2` rows of `l1`.
+    pub l2_w: Vec<i16>,
+    /// Second dense layer bias.
+    pub l2_b: Vec<i32>,
+    /// Output weights.
+    pub out_w: Vec<i16>,
+    /// Output bias.
+    pub out_b: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({})", self.describe())
+    }
+}
+
+#[inline(always)]
+fn evaluate_body(net: &Network, pos: &Position) -> i32 {
+    let mut acc = Accumulator::new(net.hidden);
+    acc.refresh(net, Boards::of(pos));
+    net.forward(&acc, pos.turn(), &mut vec![0; 2 * net.hidden])
+}
+
+crate::avx2_twin! {
+    fn evaluate_fresh(net: &Network, pos: &Position) -> i32 = evaluate_body;
+}
+
+/// Reads little-endian values off the front of a byte slice.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn i16s(&mut self, n: usize) -> Vec<i16> {
+        let (a, b) = self.0.split_at(n * 2);
+        self.0 = b;
+        a.chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    }
+    fn i32s(&mut self, n: usize) -> Vec<i32> {
+        let (a, b) = self.0.split_at(n * 4);
+        self.0 = b;
+        a.chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+}
+
+impl Network {
+    /// Payload bytes of a network of these widths.
+    #[must_use]
+    pub fn payload_len(hidden: usize, l1: usize, l2: usize) -> usize {
+        2 * (INPUTS * hidden + hidden)
+            + 2 * l1 * 2 * hidden
+            + 4 * l1
+            + 2 * l2 * l1
+            + 4 * l2
+            + 2 * l2
+            + 4
+    }
+
+    /// The shipped network (parsed once per process).
+    #[must_use]
+    pub fn builtin() -> Arc<Network> {
+        static N: OnceLock<Arc<Network>> = OnceLock::new();
+        Arc::clone(N.get_or_init(|| {
+            Arc::new(
+                Network::from_bytes(BUILTIN, "builtin network")
+                    .expect("the embedded network is checked by the test suite"),
+            )
+        }))
+    }
+
+    /// `network (generation G, 128x2xH-L1-L2-1, checksum C)`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        format!(
+            "network (generation {}, {}x2x{}-{}-{}-1, checksum {:016x})",
+            self.generation,
+            INPUTS,
+            self.hidden,
+            self.l1,
+            self.l2,
+            self.checksum()
+        )
+    }
+
+    /// The checksum of the weights (as in the file's header).
+    #[must_use]
+    pub fn checksum(&self) -> u64 {
+        checksum(&self.payload())
+    }
+
+    fn payload(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::payload_len(self.hidden, self.l1, self.l2));
+        let mut i16s = |v: &[i16]| {
+            v.iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()))
+        };
+        i16s(&self.ft_w);
+        i16s(&self.ft_b);
+        let mut put = |w: &[i16], b: &[i32]| {
+            w.iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+            b.iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        };
+        put(&self.l1_w, &self.l1_b);
+        put(&self.l2_w, &self.l2_b);
+        put(&self.out_w, &[self.out_b]);
+        out
+    }
+
+    /// The file contents.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload = self.payload();
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(MAGIC);
+        for v in [
+            FORMAT_VERSION,
+            self.generation,
+            INPUTS as u32,
+            self.hidden as u32,
+            self.l1 as u32,
+            self.l2 as u32,
+            self.scale,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&(QA as u16).to_le_bytes());
+        out.extend_from_slice(&(QB as u16).to_le_bytes());
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// A network from file contents; `name` names the file in errors.
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, NetworkError> {
+        let bad = |reason: String| NetworkError::Bad {
+            path: name.to_string(),
+            reason,
+        };
+        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+            return Err(bad("not a kingme network file (no KMNETWRK magic)".into()));
+        }
+        let u32_at =
+            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(bad(format!(
+                "format version {version}, this kingme reads version {FORMAT_VERSION}"
+            )));
+        }
+        let (generation, inputs) = (u32_at(12), u32_at(16) as usize);
+        let (hidden, l1, l2, scale) = (
+            u32_at(20) as usize,
+            u32_at(24) as usize,
+            u32_at(28) as usize,
+            u32_at(32),
+        );
+        let (qa, qb) = (
+            u16::from_le_bytes([bytes[36], bytes[37]]),
+            u16::from_le_bytes([bytes[38], bytes[39]]),
+        );
+        if inputs != INPUTS || i32::from(qa) != QA || i32::from(qb) != QB {
+            return Err(bad(format!(
+                "{inputs} inputs with units {qa}/{qb}: this kingme reads {INPUTS} inputs, units {QA}/{QB}"
+            )));
+        }
+        if hidden == 0
+            || hidden % 16 != 0
+            || hidden > MAX_HIDDEN
+            || !(1..=MAX_DENSE).contains(&l1)
+            || !(1..=MAX_DENSE).contains(&l2)
+            || !(1..=100_000).contains(&scale)
+        {
+            return Err(bad(format!(
+                "architecture {INPUTS}x2x{hidden}-{l1}-{l2}-1 with scale {scale} is outside what this kingme evaluates"
+            )));
+        }
+        let payload = &bytes[HEADER_LEN..];
+        let want = Self::payload_len(hidden, l1, l2);
+        if payload.len() != want {
+            return Err(bad(format!(
+                "{} bytes of weights, expected {want} (truncated or padded)",
+                payload.len()
+            )));
+        }
+        let stored =
+            u64::from_le_bytes(bytes[40..48].try_into().map_err(|_| bad("header".into()))?);
+        let actual = checksum(payload);
+        if stored != actual {
+            return Err(bad(format!(
+                "checksum {actual:016x} does not match the header's {stored:016x} (corrupted)"
+            )));
+        }
+        let mut r = Reader(payload);
+        let net = Network {
+            generation,
+            hidden,
+            l1,
+            l2,
+            scale,
+            ft_w: r.i16s(INPUTS * hidden),
+            ft_b: r.i16s(hidden),
+            l1_w: r.i16s(l1 * 2 * hidden),
+            l1_b: r.i32s(l1),
+            l2_w: r.i16s(l2 * l1),
+            l2_b: r.i32s(l2),
+            out_w: r.i16s(l2),
+            out_b: r.i32s(1)[0],
+        };
+        net.check_ranges().map_err(bad)?;
+        Ok(net)
+    }
+
+    /// Refuses weights whose integer sums could overflow.
+    fn check_ranges(&self) -> Result<(), String> {
+        for j in 0..self.hidden {
+            let mut col: Vec<i64> = (0..INPUTS)
+                .map(|f| i64::from(self.ft_w[f * self.hidden + j]).abs())
+                .collect();
+            col.sort_unstable_by(|a, b| b.cmp(a));
+            let worst = i64::from(self.ft_b[j]).abs() + col.iter().take(MAX_PIECES).sum::<i64>();
+            if worst > i64::from(i16::MAX) {
+                return Err(format!(
+                    "accumulator {j} could reach {worst} and overflow (weights too large)"
+                ));
+            }
+        }
+        let dense_ok = |w: &[i16], b: &[i32], n: usize| {
+            w.chunks_exact(n).zip(b).all(|(row, &bias)| {
+                let worst = i64::from(bias).abs()
+                    + row.iter().map(|&x| i64::from(x).abs()).sum::<i64>() * i64::from(QA);
+                worst <= i64::from(i32::MAX)
+            })
+        };
+        if !dense_ok(&self.l1_w, &self.l1_b, 2 * self.hidden)
+            || !dense_ok(&self.l2_w, &self.l2_b, self.l1)
+            || !dense_ok(&self.out_w, &[self.out_b], self.l2)
+        {
+            return Err("a dense layer's sums could overflow (weights too large)".into());
+        }
+        Ok(())
+    }
+
+    /// Loads a network file.
+    pub fn load(path: &Path) -> Result<Network, NetworkError> {
+        let bytes = std::fs::read(path).map_err(|source| NetworkError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Network::from_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// Writes the network file atomically (a temporary file renamed into place).
+    pub fn save(&self, path: &Path) -> Result<(), NetworkError> {
+        let io = |source| NetworkError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let tmp = path.with_extension("kmn.tmp");
+        std::fs::write(&tmp, self.to_bytes()).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// The score of the output sum, in centi-men.
+    #[inline]
+    #[must_use]
+    pub fn score_of(&self, out: i32) -> i32 {
+        let cm = (i64::from(out) * i64::from(self.scale)).div_euclid(i64::from(QA * QB));
+        cm.clamp(-i64::from(MAX_SCORE), i64::from(MAX_SCORE)) as i32
+    }
+
+    /// The score of an accumulator for the side to move `stm`; `input` is
+    /// scratch space of at least `2 hidden`.
+    #[inline(always)]
+    pub(super) fn forward(
+        &self,
+        acc: &Accumulator,
+        stm: crate::board::Color,
+        input: &mut [i16],
+    ) -> i32 {
+        let h = self.hidden;
+        kernels::clip_accumulator(acc.side(stm), &mut input[..h]);
+        kernels::clip_accumulator(acc.side(!stm), &mut input[h..2 * h]);
+        let mut sums = [0i32; MAX_DENSE];
+        let mut a1 = [0i16; MAX_DENSE];
+        kernels::dense(
+            &input[..2 * h],
+            &self.l1_w,
+            &self.l1_b,
+            &mut sums[..self.l1],
+        );
+        kernels::activate(&sums[..self.l1], &mut a1[..self.l1]);
+        let mut a2 = [0i16; MAX_DENSE];
+        kernels::dense(&a1[..self.l1], &self.l2_w, &self.l2_b, &mut sums[..self.l2]);
+        kernels::activate(&sums[..self.l2], &mut a2[..self.l2]);
+        let mut out = [0i32; 1];
+        kernels::dense(&a2[..self.l2], &self.out_w, &[self.out_b], &mut out);
+        self.score_of(out[0])
+    }
+
+    /// The evaluation of an English `pos` for its side to move, in centi-men
+    /// (the first layer computed afresh; the search uses [`super::EvalCache`]).
+    #[must_use]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        evaluate_fresh(self, pos)
+    }
+
+    /// A network of these widths with small pseudo-random weights from `seed`
+    /// (tests, and the trainer's file round trips).
+    #[must_use]
+    pub fn random(seed: u64, hidden: usize, l1: usize, l2: usize) -> Network {
+        let mut rng = crate::openings::SplitMix64(seed);
+        let mut v16 = |n: usize, amp: i64| -> Vec<i16> {
+            (0..n)
+                .map(|_| ((rng.next_u64() % (2 * amp as u64 + 1)) as i64 - amp) as i16)
+                .collect()
+        };
+        let ft_w = v16(INPUTS * hidden, 40);
+        let ft_b = v16(hidden, 40);
+        let l1_w = v16(l1 * 2 * hidden, 300);
+        let l2_w = v16(l2 * l1, 300);
+        let out_w = v16(l2, 300);
+        let bias = |n: usize| {
+            (0..n)
+                .map(|i| (i as i32 % 7 - 3) * 2000)
+                .collect::<Vec<i32>>()
+        };
+        Network {
+            generation: 0,
+            hidden,
+            l1,
+            l2,
+            scale: 160,
+            ft_w,
+            ft_b,
+            l1_w,
+            l1_b: bias(l1),
+            l2_w,
+            l2_b: bias(l2),
+            out_w,
+            out_b: 1234,
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! The network's integer arithmetic: row additions for the accumulator
+//! (written so that the compiler vectorises them), the dense layers (AVX2 or
+//! SSE2 intrinsics, chosen at run time; portable code elsewhere), and
+//! [`avx2_twin!`](crate::avx2_twin), which compiles a function twice.
+
+use super::{QA, QB_SHIFT};
+
+/// `acc += row`, wrapping (the loader refuses networks whose sums could overflow).
+#[inline(always)]
+pub fn add_row(acc: &mut [i16], row: &[i16]) {
+    for (a, &r) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(r);
+    }
+}
+
+/// `acc -= row`, wrapping.
+#[inline(always)]
+pub fn sub_row(acc: &mut [i16], row: &[i16]) {
+    for (a, &r) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(r);
+    }
+}
+
+/// `out[i] = clamp(acc[i], 0, QA)`.
+#[inline(always)]
+pub fn clip_accumulator(acc: &[i16], out: &mut [i16]) {
+    for (o, &a) in out.iter_mut().zip(acc) {
+        *o = a.clamp(0, QA as i16);
+    }
+}
+
+/// The dot product of two `i16` vectors in `i32` (wrapping), portable.
+#[inline(always)]
+fn dot(a: &[i16], b: &[i16]) -> i32 {
+    let mut s = 0i32;
+    for (&x, &y) in a.iter().zip(b) {
+        s = s.wrapping_add(i32::from(x) * i32::from(y));
+    }
+    s
+}
+
+/// A dense layer: `out[j] = weights[j] · input + bias[j]` (the raw sums,
+/// wrapping), with AVX2 or SSE2 where the CPU has them.
+#[inline]
+pub fn dense(input: &[i16], weights: &[i16], bias: &[i32], out: &mut [i32]) {
+    let n = input.len();
+    assert!(weights.len() >= n * out.len() && bias.len() >= out.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2; the lengths were checked above
+            unsafe { x86::dense_avx2(input, weights, bias, out) };
+        } else {
+            // SAFETY: SSE2 is part of every x86-64 CPU; the lengths were checked above
+            unsafe { x86::dense_sse2(input, weights, bias, out) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = dot(input, &weights[j * n..(j + 1) * n]).wrapping_add(bias[j]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::dot;
+    use std::arch::x86_64::*;
+
+    /// The sum of the eight `i32` lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn hsum_avx2(v: __m256i) -> i32 {
+        let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+        _mm_cvtsi128_si32(s)
+    }
+
+    /// [`super::dense`] with 16 products per instruction, four rows at a time.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dense_avx2(input: &[i16], weights: &[i16], bias: &[i32], out: &mut [i32]) {
+        let n = input.len();
+        let whole = n / 16 * 16;
+        let rows = out.len();
+        let mut j = 0;
+        while j + 4 <= rows {
+            let w = &weights[j * n..(j + 4) * n];
+            let mut acc = [_mm256_setzero_si256(); 4];
+            let mut i = 0;
+            while i < whole {
+                // SAFETY: i + 16 <= n, and each row r holds n values from r * n
+                let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
+                for (r, a) in acc.iter_mut().enumerate() {
+                    let y = unsafe { _mm256_loadu_si256(w.as_ptr().add(r * n + i).cast()) };
+                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, y));
+                }
+                i += 16;
+            }
+            for (r, a) in acc.iter().enumerate() {
+                let row = &w[r * n..(r + 1) * n];
+                out[j + r] = hsum_avx2(*a)
+                    .wrapping_add(dot(&input[whole..], &row[whole..]))
+                    .wrapping_add(bias[j + r]);
+            }
+            j += 4;
+        }
+        while j < rows {
+            let w = &weights[j * n..(j + 1) * n];
+            let mut acc = _mm256_setzero_si256();
+            let mut i = 0;
+            while i < whole {
+                // SAFETY: i + 16 <= n for both slices
+                let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
+                let y = unsafe { _mm256_loadu_si256(w.as_ptr().add(i).cast()) };
+                acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
+                i += 16;
+            }
+            out[j] = hsum_avx2(acc)
+                .wrapping_add(dot(&input[whole..], &w[whole..]))
+                .wrapping_add(bias[j]);
+            j += 1;
+        }
+    }
+
+    /// [`super::dense`] with 8 products per instruction.
+    #[target_feature(enable = "sse2")]
+    pub(super) unsafe fn dense_sse2(input: &[i16], weights: &[i16], bias: &[i32], out: &mut [i32]) {
+        let n = input.len();
+        let whole = n / 8 * 8;
+        for (j, o) in out.iter_mut().enumerate() {
+            let w = &weights[j * n..(j + 1) * n];
+            let mut acc = _mm_setzero_si128();
+            let mut i = 0;
+            while i < whole {
+                // SAFETY: i + 8 <= n for both slices
+                let x = unsafe { _mm_loadu_si128(input.as_ptr().add(i).cast()) };
+                let y = unsafe { _mm_loadu_si128(w.as_ptr().add(i).cast()) };
+                acc = _mm_add_epi32(acc, _mm_madd_epi16(x, y));
+                i += 8;
+            }
+            let s = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0b01_00_11_10));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+            *o = _mm_cvtsi128_si32(s)
+                .wrapping_add(dot(&input[whole..], &w[whole..]))
+                .wrapping_add(bias[j]);
+        }
+    }
+}
+
+/// A dense layer's sums turned into the next layer's input:
+/// `clamp(sum >> QB_SHIFT, 0, QA)`.
+#[inline(always)]
+pub fn activate(sums: &[i32], out: &mut [i16]) {
+    for (o, &s) in out.iter_mut().zip(sums) {
+        *o = (s >> QB_SHIFT).clamp(0, QA) as i16;
+    }
+}
+
+/// Whether this CPU runs the AVX2 build of the kernels (checked once).
+#[must_use]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static AVX2: OnceLock<bool> = OnceLock::new();
+        *AVX2.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Defines `$name`, which runs the `#[inline(always)]` function `$body`
+/// compiled for AVX2 when the CPU has it, and as built otherwise (the
+/// vectorised loops of the accumulator then use 16 lanes instead of 8).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! avx2_twin {
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:path;) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                unsafe fn with_avx2($($arg: $ty),*) -> $ret {
+                    $body($($arg),*)
+                }
+                if $crate::eval::network::kernels::has_avx2() {
+                    // SAFETY: the CPU was checked to support AVX2
+                    return unsafe { with_avx2($($arg),*) };
+                }
+            }
+            $body($($arg),*)
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_and_activation_follow_their_definitions() {
+        let input = [127i16, 0, 64, 3];
+        let w = [256i16, -256, 512, 1, -1000, 7, 9, 300];
+        let bias = [10i32, -20];
+        let mut out = [0i32; 2];
+        dense(&input, &w, &bias, &mut out);
+        assert_eq!(out[0], 127 * 256 + 64 * 512 + 3 + 10);
+        assert_eq!(out[1], 127 * -1000 + 64 * 9 + 3 * 300 - 20);
+        let mut act = [0i16; 4];
+        activate(&[1000, -7, 40_000, -1], &mut act);
+        assert_eq!(act, [3, 0, 127, 0]);
+    }
+}

@@ -1,0 +1,103 @@
+//! The network evaluation (NNUE): a small network over the board whose first
+//! layer is kept per search thread and updated incrementally from one
+//! evaluated position to the next.
+//!
+//! - Inputs, per *perspective* (Black's and White's): the perspective's men and
+//!   kings and the opponent's men and kings, by square, with the board turned
+//!   so that the perspective's men always move the same way: [`INPUTS`] = 128.
+//! - The first layer (the *accumulator*) turns each perspective's inputs into
+//!   `hidden` sums (`i16`); both are clipped to 0..[`QA`] and put side to move
+//!   first, then two dense layers (`i16` weights, `i32` sums, clipped) and one
+//!   output give the score.
+//! - [`file`]: the weights file (`.kmn`) and the shipped network;
+//!   [`accumulator`]: the first layer and its incremental update;
+//!   [`kernels`]: the integer arithmetic, with a runtime AVX2 path.
+//!
+//! The trainer (`crate::train::network`) has its own quantised forward pass,
+//! and the test suite holds the two to the same scores.
+
+pub mod accumulator;
+pub mod file;
+pub mod kernels;
+
+pub use accumulator::{Accumulator, EvalCache};
+pub use file::{Network, NetworkError};
+
+use crate::board::{Color, Position};
+
+/// Inputs of one perspective: 4 kinds of piece on 32 squares.
+pub const INPUTS: usize = 128;
+/// An activation of 1.0 is this integer (the clip of every layer).
+pub const QA: i32 = 127;
+/// A dense weight of 1.0 is this integer; dense sums are divided by it.
+pub const QB: i32 = 256;
+/// log2 of [`QB`].
+pub const QB_SHIFT: u32 = 8;
+/// Scores beyond this are clipped (far from the search's win scores).
+pub const MAX_SCORE: i32 = 10_000;
+
+/// The four piece boards a perspective sees, as stored in positions:
+/// Black's men, Black's kings, White's men, White's kings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Boards(pub [u32; 4]);
+
+impl Boards {
+    /// The piece boards of `pos`.
+    #[inline]
+    #[must_use]
+    pub fn of(pos: &Position) -> Boards {
+        Boards([
+            pos.men(Color::Black).0,
+            pos.kings_of(Color::Black).0,
+            pos.men(Color::White).0,
+            pos.kings_of(Color::White).0,
+        ])
+    }
+}
+
+/// The input index, in `perspective`'s view, of a piece of board `kind`
+/// (as in [`Boards`]) on bit `bit` (square `bit + 1`).
+#[inline]
+#[must_use]
+pub fn input_index(perspective: Color, kind: usize, bit: u32) -> usize {
+    match perspective {
+        // Black's men move towards higher squares already
+        Color::Black => kind * 32 + bit as usize,
+        // White's view: the board turned half a turn, the colours swapped
+        Color::White => ((kind + 2) & 3) * 32 + (31 - bit) as usize,
+    }
+}
+
+/// Calls `f` with the input index of every piece of `boards` in `perspective`'s view.
+#[inline]
+pub fn for_each_input(boards: &Boards, perspective: Color, mut f: impl FnMut(usize)) {
+    for (kind, &b) in boards.0.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            f(input_index(perspective, kind, b.trailing_zeros()));
+            b &= b - 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Variant;
+
+    #[test]
+    fn each_perspective_sees_its_own_men_as_the_first_kind() {
+        let p = Position::from_fen(Variant::English, "B:W32,K20:B1,K5").unwrap();
+        let b = Boards::of(&p);
+        let mut black = Vec::new();
+        for_each_input(&b, Color::Black, |i| black.push(i));
+        black.sort_unstable();
+        // Black man on 1 (bit 0), Black king on 5, White king on 20, White man on 32
+        assert_eq!(black, vec![0, 32 + 4, 64 + 31, 96 + 19]);
+        let mut white = Vec::new();
+        for_each_input(&b, Color::White, |i| white.push(i));
+        white.sort_unstable();
+        // White's man on 32 is its own man on the turned square 1
+        assert_eq!(white, vec![0, 32 + 12, 64 + 31, 96 + 27]);
+    }
+}
