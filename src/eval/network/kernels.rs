@@ -76,34 +76,41 @@ mod x86 {
         _mm_cvtsi128_si32(s)
     }
 
-    /// [`super::dense`] with 16 products per instruction, four rows at a time.
+    /// [`super::dense`] with 16 products per instruction, four rows at a
+    /// time (their four sums reduced together), when the input is a
+    /// multiple of 16 wide; row by row otherwise.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dense_avx2(input: &[i16], weights: &[i16], bias: &[i32], out: &mut [i32]) {
         let n = input.len();
-        let whole = n / 16 * 16;
         let rows = out.len();
         let mut j = 0;
-        while j + 4 <= rows {
-            let w = &weights[j * n..(j + 4) * n];
-            let mut acc = [_mm256_setzero_si256(); 4];
-            let mut i = 0;
-            while i < whole {
-                // SAFETY: i + 16 <= n, and each row r holds n values from r * n
-                let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let y = unsafe { _mm256_loadu_si256(w.as_ptr().add(r * n + i).cast()) };
-                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, y));
+        if n % 16 == 0 {
+            while j + 4 <= rows {
+                let w = &weights[j * n..(j + 4) * n];
+                let mut acc = [_mm256_setzero_si256(); 4];
+                let mut i = 0;
+                while i < n {
+                    // SAFETY: i + 16 <= n, and row r of w holds n values from r * n
+                    let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
+                    for (r, a) in acc.iter_mut().enumerate() {
+                        let y = unsafe { _mm256_loadu_si256(w.as_ptr().add(r * n + i).cast()) };
+                        *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, y));
+                    }
+                    i += 16;
                 }
-                i += 16;
+                let s01 = _mm256_hadd_epi32(acc[0], acc[1]);
+                let s23 = _mm256_hadd_epi32(acc[2], acc[3]);
+                let s = _mm256_hadd_epi32(s01, s23);
+                let sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+                // SAFETY: j + 4 <= rows <= bias.len(), out.len()
+                unsafe {
+                    let b = _mm_loadu_si128(bias.as_ptr().add(j).cast());
+                    _mm_storeu_si128(out.as_mut_ptr().add(j).cast(), _mm_add_epi32(sums, b));
+                }
+                j += 4;
             }
-            for (r, a) in acc.iter().enumerate() {
-                let row = &w[r * n..(r + 1) * n];
-                out[j + r] = hsum_avx2(*a)
-                    .wrapping_add(dot(&input[whole..], &row[whole..]))
-                    .wrapping_add(bias[j + r]);
-            }
-            j += 4;
         }
+        let whole = n / 16 * 16;
         while j < rows {
             let w = &weights[j * n..(j + 1) * n];
             let mut acc = _mm256_setzero_si256();
@@ -115,7 +122,13 @@ mod x86 {
                 acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
                 i += 16;
             }
-            out[j] = hsum_avx2(acc)
+            let s = _mm_add_epi32(
+                _mm256_castsi256_si128(acc),
+                _mm256_extracti128_si256(acc, 1),
+            );
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+            out[j] = _mm_cvtsi128_si32(s)
                 .wrapping_add(dot(&input[whole..], &w[whole..]))
                 .wrapping_add(bias[j]);
             j += 1;
