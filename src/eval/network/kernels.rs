@@ -84,7 +84,7 @@ mod x86 {
         let n = input.len();
         let rows = out.len();
         let mut j = 0;
-        if n % 16 == 0 {
+        if n.is_multiple_of(16) {
             while j + 4 <= rows {
                 let w = &weights[j * n..(j + 4) * n];
                 let mut acc = [_mm256_setzero_si256(); 4];
