@@ -122,13 +122,7 @@ mod x86 {
                 acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
                 i += 16;
             }
-            let s = _mm_add_epi32(
-                _mm256_castsi256_si128(acc),
-                _mm256_extracti128_si256(acc, 1),
-            );
-            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
-            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
-            out[j] = _mm_cvtsi128_si32(s)
+            out[j] = hsum_avx2(acc)
                 .wrapping_add(dot(&input[whole..], &w[whole..]))
                 .wrapping_add(bias[j]);
             j += 1;
