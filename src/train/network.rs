@@ -24,6 +24,12 @@ use crate::eval::network::{for_each_input, Boards, Network, INPUTS, QA, QB, QB_S
 use crate::openings::SplitMix64;
 use rayon::prelude::*;
 
+/// Centi-men per unit of the network's output (a logit), written into the
+/// file as its scale: the shipped pattern evaluation's `K` (generation 3), so
+/// that a score means the same expected result with either evaluation and the
+/// search's margins, levels and adjudication thresholds fit both. The data's
+/// own `K` is used for the targets only.
+pub const CENTI_MEN_PER_UNIT: f64 = 161.0;
 /// Parts each batch is cut into (fixed, for determinism).
 const PARTS: usize = 8;
 /// First-layer weights stay within this (the accumulator of 24 pieces fits `i16`).
@@ -405,7 +411,7 @@ fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
     p
 }
 
-fn quantise(p: &[f32], ly: &Layout, k: f64, generation: u32) -> Network {
+fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
     let q16 = |v: &[f32], m: f32| -> Vec<i16> {
         v.iter()
             .map(|&x| (x * m).round().clamp(-32767.0, 32767.0) as i16)
@@ -421,7 +427,7 @@ fn quantise(p: &[f32], ly: &Layout, k: f64, generation: u32) -> Network {
         hidden: ly.h,
         l1: ly.l1,
         l2: ly.l2,
-        scale: k.round().max(1.0) as u32,
+        scale: CENTI_MEN_PER_UNIT as u32,
         ft_w: q16(&p[ly.ft_w..ly.ft_b], QA as f32),
         ft_b: q16(&p[ly.ft_b..ly.l1_w], QA as f32),
         l1_w: q16(&p[ly.l1_w..ly.l1_b], QB as f32),
@@ -482,7 +488,7 @@ pub fn quantised_score(net: &Network, pos: &crate::board::Position) -> i32 {
 
 /// Trains a network on `records`, from `init` (its widths replace the
 /// config's) or from random weights; `report` is called after each epoch.
-/// Returns the quantised network and the `K` used.
+/// Returns the quantised network and the `K` of the targets.
 pub fn train(
     records: &[Record],
     cfg: &NetConfig,
@@ -555,7 +561,7 @@ pub fn train(
             holdout_loss: mean_loss(&p, &ly, holdout),
         });
     }
-    (quantise(&p, &ly, k, cfg.generation), k)
+    (quantise(&p, &ly, cfg.generation), k)
 }
 
 #[cfg(test)]
@@ -614,7 +620,7 @@ mod tests {
         };
         let mut reports = Vec::new();
         let (net, k) = train(&recs, &cfg, None, |r| reports.push(*r));
-        assert_eq!((k, net.scale), (100.0, 100));
+        assert_eq!((k, net.scale), (100.0, CENTI_MEN_PER_UNIT as u32));
         assert!(
             reports[5].train_loss < reports[0].train_loss * 0.5,
             "{reports:?}"
@@ -629,7 +635,7 @@ mod tests {
         let p = float_of(&net, &ly);
         let mut s = Scratch::new(&ly);
         let smp = sample(&win, k, 1.0);
-        let f = f64::from(forward(&p, &ly, &smp.us, &smp.them, &mut s)) * k;
+        let f = f64::from(forward(&p, &ly, &smp.us, &smp.them, &mut s)) * CENTI_MEN_PER_UNIT;
         assert!((f - f64::from(w)).abs() < 8.0, "float {f} integer {w}");
     }
 
