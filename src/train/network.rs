@@ -428,13 +428,13 @@ fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
         l1: ly.l1,
         l2: ly.l2,
         scale: CENTI_MEN_PER_UNIT as u32,
-        ft_w: q16(&p[ly.ft_w..ly.ft_b], QA as f32),
+        ft_w: q16(&p[ly.ft_w..ly.ft_b], QA as f32).into(),
         ft_b: q16(&p[ly.ft_b..ly.l1_w], QA as f32),
-        l1_w: q16(&p[ly.l1_w..ly.l1_b], QB as f32),
+        l1_w: q16(&p[ly.l1_w..ly.l1_b], QB as f32).into(),
         l1_b: q32(&p[ly.l1_b..ly.l2_w]),
-        l2_w: q16(&p[ly.l2_w..ly.l2_b], QB as f32),
+        l2_w: q16(&p[ly.l2_w..ly.l2_b], QB as f32).into(),
         l2_b: q32(&p[ly.l2_b..ly.out_w]),
-        out_w: q16(&p[ly.out_w..ly.out_b], QB as f32),
+        out_w: q16(&p[ly.out_w..ly.out_b], QB as f32).into(),
         out_b: q32(&p[ly.out_b..])[0],
     }
 }

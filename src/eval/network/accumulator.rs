@@ -9,14 +9,15 @@
 //! tree, usually a sibling or a cousin a few pieces away.
 
 use super::file::Network;
-use super::{for_each_input, input_index, kernels, Boards};
+use super::kernels::{self, Aligned, Lanes};
+use super::{for_each_input, input_index, Boards};
 use crate::board::{Color, Position};
 
 /// The first layer's sums for both perspectives (Black's, then White's).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accumulator {
     boards: Boards,
-    values: Vec<i16>,
+    values: Aligned,
     hidden: usize,
 }
 
@@ -27,7 +28,7 @@ impl Accumulator {
     pub fn new(hidden: usize) -> Accumulator {
         Accumulator {
             boards: Boards::default(),
-            values: vec![0; 2 * hidden],
+            values: vec![0; 2 * hidden].into(),
             hidden,
         }
     }
@@ -49,15 +50,29 @@ impl Accumulator {
         }
     }
 
+    /// The sums of `perspective` as lanes.
+    #[inline(always)]
+    #[must_use]
+    pub fn side_lanes(&self, perspective: Color) -> &[Lanes] {
+        let l = self.hidden / 16;
+        match perspective {
+            Color::Black => &self.values.lanes()[..l],
+            Color::White => &self.values.lanes()[l..2 * l],
+        }
+    }
+
     /// Computes the sums of `boards` afresh.
     #[inline(always)]
     pub fn refresh(&mut self, net: &Network, boards: Boards) {
         let h = self.hidden;
+        let l = h / 16;
+        self.values[..h].copy_from_slice(&net.ft_b);
+        self.values[h..].copy_from_slice(&net.ft_b);
+        let rows = net.ft_w.lanes();
         for (i, perspective) in Color::ALL.into_iter().enumerate() {
-            let acc = &mut self.values[i * h..(i + 1) * h];
-            acc.copy_from_slice(&net.ft_b);
+            let acc = &mut self.values.lanes_mut()[i * l..(i + 1) * l];
             for_each_input(&boards, perspective, |f| {
-                kernels::add_row(acc, &net.ft_w[f * h..(f + 1) * h]);
+                kernels::add_lanes(acc, &rows[f * l..(f + 1) * l]);
             });
         }
         self.boards = boards;
@@ -77,19 +92,20 @@ impl Accumulator {
             self.refresh(net, boards);
             return;
         }
-        let h = self.hidden;
+        let l = self.hidden / 16;
+        let rows = net.ft_w.lanes();
         for (i, perspective) in Color::ALL.into_iter().enumerate() {
-            let acc = &mut self.values[i * h..(i + 1) * h];
+            let acc = &mut self.values.lanes_mut()[i * l..(i + 1) * l];
             for kind in 0..4 {
                 let (mut gone, mut came) = (old[kind] & !new[kind], new[kind] & !old[kind]);
                 while gone != 0 {
                     let f = input_index(perspective, kind, gone.trailing_zeros());
-                    kernels::sub_row(acc, &net.ft_w[f * h..(f + 1) * h]);
+                    kernels::sub_lanes(acc, &rows[f * l..(f + 1) * l]);
                     gone &= gone - 1;
                 }
                 while came != 0 {
                     let f = input_index(perspective, kind, came.trailing_zeros());
-                    kernels::add_row(acc, &net.ft_w[f * h..(f + 1) * h]);
+                    kernels::add_lanes(acc, &rows[f * l..(f + 1) * l]);
                     came &= came - 1;
                 }
             }
@@ -103,7 +119,7 @@ impl Accumulator {
 #[derive(Debug, Default)]
 pub struct EvalCache {
     acc: Option<(usize, Accumulator)>,
-    input: Vec<i16>,
+    input: Vec<Lanes>,
 }
 
 impl EvalCache {
@@ -144,8 +160,8 @@ fn evaluate_body(cache: &mut EvalCache, net: &Network, pos: &Position) -> i32 {
     cache.accumulator(net, pos);
     let EvalCache { acc, input } = cache;
     let acc = &acc.as_ref().expect("set by accumulator()").1;
-    if input.len() < 2 * net.hidden {
-        input.resize(2 * net.hidden, 0);
+    if input.len() < net.hidden / 8 {
+        input.resize(net.hidden / 8, Lanes::default());
     }
     net.forward(acc, pos.turn(), input)
 }

@@ -28,7 +28,8 @@
 //! arithmetic never wraps on a position.
 
 use super::accumulator::Accumulator;
-use super::{kernels, Boards, INPUTS, MAX_SCORE, QA, QB};
+use super::kernels::{self, Aligned, Lanes};
+use super::{Boards, INPUTS, MAX_SCORE, QA, QB};
 use crate::board::Position;
 use crate::eval::weights::checksum;
 use std::path::Path;
@@ -85,19 +86,19 @@ pub struct Network {
     /// Centi-men per unit of output.
     pub scale: u32,
     /// First layer, `INPUTS` rows of `hidden`.
-    pub ft_w: Vec<i16>,
+    pub ft_w: Aligned,
     /// First layer bias.
     pub ft_b: Vec<i16>,
     /// First dense layer, `l1` rows of `2 hidden`.
-    pub l1_w: Vec<i16>,
+    pub l1_w: Aligned,
     /// First dense layer bias.
     pub l1_b: Vec<i32>,
     /// Second dense layer, `l2` rows of `l1`.
-    pub l2_w: Vec<i16>,
+    pub l2_w: Aligned,
     /// Second dense layer bias.
     pub l2_b: Vec<i32>,
     /// Output weights.
-    pub out_w: Vec<i16>,
+    pub out_w: Aligned,
     /// Output bias.
     pub out_b: i32,
 }
@@ -112,7 +113,11 @@ impl std::fmt::Debug for Network {
 fn evaluate_body(net: &Network, pos: &Position) -> i32 {
     let mut acc = Accumulator::new(net.hidden);
     acc.refresh(net, Boards::of(pos));
-    net.forward(&acc, pos.turn(), &mut vec![0; 2 * net.hidden])
+    net.forward(
+        &acc,
+        pos.turn(),
+        &mut vec![Lanes::default(); net.hidden / 8],
+    )
 }
 
 crate::avx2_twin! {
@@ -295,13 +300,13 @@ impl Network {
             l1,
             l2,
             scale,
-            ft_w: r.i16s(INPUTS * hidden),
+            ft_w: r.i16s(INPUTS * hidden).into(),
             ft_b: r.i16s(hidden),
-            l1_w: r.i16s(l1 * 2 * hidden),
+            l1_w: r.i16s(l1 * 2 * hidden).into(),
             l1_b: r.i32s(l1),
-            l2_w: r.i16s(l2 * l1),
+            l2_w: r.i16s(l2 * l1).into(),
             l2_b: r.i32s(l2),
-            out_w: r.i16s(l2),
+            out_w: r.i16s(l2).into(),
             out_b: r.i32s(1)[0],
         };
         net.check_ranges().map_err(bad)?;
@@ -367,27 +372,32 @@ impl Network {
     }
 
     /// The score of an accumulator for the side to move `stm`; `input` is
-    /// scratch space of at least `2 hidden`.
+    /// scratch space of at least `2 hidden / 16` lanes.
     #[inline(always)]
     pub(super) fn forward(
         &self,
         acc: &Accumulator,
         stm: crate::board::Color,
-        input: &mut [i16],
+        input: &mut [Lanes],
     ) -> i32 {
-        let h = self.hidden;
-        kernels::clip_accumulator(acc.side(stm), &mut input[..h]);
-        kernels::clip_accumulator(acc.side(!stm), &mut input[h..2 * h]);
+        let l = self.hidden / 16;
+        kernels::clip_lanes(acc.side_lanes(stm), &mut input[..l]);
+        kernels::clip_lanes(acc.side_lanes(!stm), &mut input[l..2 * l]);
+        // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`: 2l lanes are 2 hidden values
+        let input: &[i16] =
+            unsafe { std::slice::from_raw_parts(input.as_ptr().cast::<i16>(), 32 * l) };
         let mut sums = [0i32; MAX_DENSE];
-        let mut a1 = [0i16; MAX_DENSE];
-        kernels::dense(
-            &input[..2 * h],
-            &self.l1_w,
-            &self.l1_b,
-            &mut sums[..self.l1],
-        );
+        let mut l1 = [Lanes::default(); MAX_DENSE / 16];
+        let mut l2 = [Lanes::default(); MAX_DENSE / 16];
+        // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`
+        let (a1, a2) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(l1.as_mut_ptr().cast::<i16>(), MAX_DENSE),
+                std::slice::from_raw_parts_mut(l2.as_mut_ptr().cast::<i16>(), MAX_DENSE),
+            )
+        };
+        kernels::dense(input, &self.l1_w, &self.l1_b, &mut sums[..self.l1]);
         kernels::activate(&sums[..self.l1], &mut a1[..self.l1]);
-        let mut a2 = [0i16; MAX_DENSE];
         kernels::dense(&a1[..self.l1], &self.l2_w, &self.l2_b, &mut sums[..self.l2]);
         kernels::activate(&sums[..self.l2], &mut a2[..self.l2]);
         let mut out = [0i32; 1];
@@ -428,13 +438,13 @@ impl Network {
             l1,
             l2,
             scale: 160,
-            ft_w,
+            ft_w: ft_w.into(),
             ft_b,
-            l1_w,
+            l1_w: l1_w.into(),
             l1_b: bias(l1),
-            l2_w,
+            l2_w: l2_w.into(),
             l2_b: bias(l2),
-            out_w,
+            out_w: out_w.into(),
             out_b: 1234,
         }
     }

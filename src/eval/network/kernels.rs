@@ -5,6 +5,107 @@
 
 use super::{QA, QB_SHIFT};
 
+/// Sixteen `i16` on a 32-byte boundary: one AVX2 register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Lanes(pub [i16; 16]);
+
+/// `i16` values stored on 32-byte boundaries (a multiple of 16 of them are
+/// whole [`Lanes`]), so that vector loads of rows whose widths are multiples
+/// of 16 are aligned; otherwise a slice.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Aligned {
+    lanes: Vec<Lanes>,
+    len: usize,
+}
+
+impl Aligned {
+    /// The values as whole lanes (the last one padded with zeros).
+    #[inline(always)]
+    #[must_use]
+    pub fn lanes(&self) -> &[Lanes] {
+        &self.lanes
+    }
+
+    /// The values as whole lanes, to change.
+    #[inline(always)]
+    pub fn lanes_mut(&mut self) -> &mut [Lanes] {
+        &mut self.lanes
+    }
+}
+
+impl From<Vec<i16>> for Aligned {
+    fn from(v: Vec<i16>) -> Aligned {
+        let mut lanes = vec![Lanes::default(); v.len().div_ceil(16)];
+        for (i, x) in v.iter().enumerate() {
+            lanes[i / 16].0[i % 16] = *x;
+        }
+        Aligned {
+            lanes,
+            len: v.len(),
+        }
+    }
+}
+
+impl std::ops::Deref for Aligned {
+    type Target = [i16];
+    #[inline(always)]
+    fn deref(&self) -> &[i16] {
+        // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`, so the lanes are
+        // `16 * lanes.len() >= len` contiguous, initialised `i16`
+        unsafe { std::slice::from_raw_parts(self.lanes.as_ptr().cast::<i16>(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Aligned {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [i16] {
+        // SAFETY: as in `deref`, and the borrow is unique
+        unsafe { std::slice::from_raw_parts_mut(self.lanes.as_mut_ptr().cast::<i16>(), self.len) }
+    }
+}
+
+/// `acc += row` lane by lane, wrapping.
+#[inline(always)]
+pub fn add_lanes(acc: &mut [Lanes], row: &[Lanes]) {
+    for (a, r) in acc.iter_mut().zip(row) {
+        // whole values in, whole values out: the compiler keeps them in registers
+        let (x, y) = (a.0, r.0);
+        let mut z = [0i16; 16];
+        for i in 0..16 {
+            z[i] = x[i].wrapping_add(y[i]);
+        }
+        a.0 = z;
+    }
+}
+
+/// `acc -= row` lane by lane, wrapping.
+#[inline(always)]
+pub fn sub_lanes(acc: &mut [Lanes], row: &[Lanes]) {
+    for (a, r) in acc.iter_mut().zip(row) {
+        // whole values in, whole values out: the compiler keeps them in registers
+        let (x, y) = (a.0, r.0);
+        let mut z = [0i16; 16];
+        for i in 0..16 {
+            z[i] = x[i].wrapping_sub(y[i]);
+        }
+        a.0 = z;
+    }
+}
+
+/// `out[i] = clamp(acc[i], 0, QA)` lane by lane.
+#[inline(always)]
+pub fn clip_lanes(acc: &[Lanes], out: &mut [Lanes]) {
+    for (o, a) in out.iter_mut().zip(acc) {
+        let x = a.0;
+        let mut z = [0i16; 16];
+        for i in 0..16 {
+            z[i] = x[i].clamp(0, QA as i16);
+        }
+        o.0 = z;
+    }
+}
+
 /// `acc += row`, wrapping (the loader refuses networks whose sums could overflow).
 #[inline(always)]
 pub fn add_row(acc: &mut [i16], row: &[i16]) {
@@ -85,15 +186,27 @@ mod x86 {
         let rows = out.len();
         let mut j = 0;
         if n.is_multiple_of(16) {
+            let aligned = (weights.as_ptr() as usize).is_multiple_of(32)
+                && (input.as_ptr() as usize).is_multiple_of(32);
             while j + 4 <= rows {
                 let w = &weights[j * n..(j + 4) * n];
                 let mut acc = [_mm256_setzero_si256(); 4];
                 let mut i = 0;
                 while i < n {
-                    // SAFETY: i + 16 <= n, and row r of w holds n values from r * n
-                    let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
+                    // SAFETY: i + 16 <= n, and row r of w holds n values from r * n;
+                    // aligned loads only where both addresses are aligned
+                    let x = if aligned {
+                        unsafe { _mm256_load_si256(input.as_ptr().add(i).cast()) }
+                    } else {
+                        unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) }
+                    };
                     for (r, a) in acc.iter_mut().enumerate() {
-                        let y = unsafe { _mm256_loadu_si256(w.as_ptr().add(r * n + i).cast()) };
+                        let at = unsafe { w.as_ptr().add(r * n + i) };
+                        let y = if aligned {
+                            unsafe { _mm256_load_si256(at.cast()) }
+                        } else {
+                            unsafe { _mm256_loadu_si256(at.cast()) }
+                        };
                         *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, y));
                     }
                     i += 16;
