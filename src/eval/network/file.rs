@@ -383,9 +383,6 @@ impl Network {
         let l = self.hidden / 16;
         kernels::clip_lanes(acc.side_lanes(stm), &mut input[..l]);
         kernels::clip_lanes(acc.side_lanes(!stm), &mut input[l..2 * l]);
-        // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`: 2l lanes are 2 hidden values
-        let input: &[i16] =
-            unsafe { std::slice::from_raw_parts(input.as_ptr().cast::<i16>(), 32 * l) };
         let mut sums = [0i32; MAX_DENSE];
         let mut l1 = [Lanes::default(); MAX_DENSE / 16];
         let mut l2 = [Lanes::default(); MAX_DENSE / 16];
@@ -396,7 +393,12 @@ impl Network {
                 std::slice::from_raw_parts_mut(l2.as_mut_ptr().cast::<i16>(), MAX_DENSE),
             )
         };
-        kernels::dense(input, &self.l1_w, &self.l1_b, &mut sums[..self.l1]);
+        kernels::dense_lanes(
+            &input[..2 * l],
+            &self.l1_w,
+            &self.l1_b,
+            &mut sums[..self.l1],
+        );
         kernels::activate(&sums[..self.l1], &mut a1[..self.l1]);
         kernels::dense(&a1[..self.l1], &self.l2_w, &self.l2_b, &mut sums[..self.l2]);
         kernels::activate(&sums[..self.l2], &mut a2[..self.l2]);

@@ -162,6 +162,23 @@ pub fn dense(input: &[i16], weights: &[i16], bias: &[i32], out: &mut [i32]) {
     }
 }
 
+/// [`dense`] over whole lanes: `input` is `n / 16` lanes, `weights` rows of
+/// `n` values each starting on a lane (so every load is aligned).
+#[inline]
+pub fn dense_lanes(input: &[Lanes], weights: &Aligned, bias: &[i32], out: &mut [i32]) {
+    let lanes = input.len();
+    assert!(weights.lanes().len() >= lanes * out.len() && bias.len() >= out.len());
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() && out.len().is_multiple_of(4) {
+        // SAFETY: the CPU has AVX2; the lengths were checked above
+        unsafe { x86::dense_lanes_avx2(input, weights.lanes(), bias, out) };
+        return;
+    }
+    // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`
+    let flat = unsafe { std::slice::from_raw_parts(input.as_ptr().cast::<i16>(), 16 * lanes) };
+    dense(flat, &weights[..16 * lanes * out.len()], bias, out);
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::dot;
@@ -175,6 +192,41 @@ mod x86 {
         let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
         let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
         _mm_cvtsi128_si32(s)
+    }
+
+    /// [`super::dense_lanes`] with 16 products per instruction, four rows at
+    /// a time, aligned loads; `out.len()` is a multiple of 4.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dense_lanes_avx2(
+        input: &[super::Lanes],
+        weights: &[super::Lanes],
+        bias: &[i32],
+        out: &mut [i32],
+    ) {
+        let n = input.len();
+        let mut j = 0;
+        while j + 4 <= out.len() {
+            let w = &weights[j * n..(j + 4) * n];
+            let mut acc = [_mm256_setzero_si256(); 4];
+            for (i, x) in input.iter().enumerate() {
+                // SAFETY: `Lanes` is 32 bytes on a 32-byte boundary
+                let x = unsafe { _mm256_load_si256(std::ptr::from_ref(x).cast()) };
+                for (r, a) in acc.iter_mut().enumerate() {
+                    let y = unsafe { _mm256_load_si256(std::ptr::from_ref(&w[r * n + i]).cast()) };
+                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, y));
+                }
+            }
+            let s01 = _mm256_hadd_epi32(acc[0], acc[1]);
+            let s23 = _mm256_hadd_epi32(acc[2], acc[3]);
+            let s = _mm256_hadd_epi32(s01, s23);
+            let sums = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            // SAFETY: j + 4 <= out.len() <= bias.len()
+            unsafe {
+                let b = _mm_loadu_si128(bias.as_ptr().add(j).cast());
+                _mm_storeu_si128(out.as_mut_ptr().add(j).cast(), _mm_add_epi32(sums, b));
+            }
+            j += 4;
+        }
     }
 
     /// [`super::dense`] with 16 products per instruction, four rows at a
@@ -332,5 +384,44 @@ mod tests {
         let mut act = [0i16; 4];
         activate(&[1000, -7, 40_000, -1], &mut act);
         assert_eq!(act, [3, 0, 127, 0]);
+    }
+
+    /// Every implementation of the dense layer (portable, SSE2, AVX2 row by
+    /// row and over lanes) gives the same sums on odd and lane-sized widths.
+    #[test]
+    fn every_dense_kernel_agrees_with_the_definition() {
+        let mut rng = crate::openings::SplitMix64(5);
+        for (n, rows) in [(256, 16), (32, 8), (16, 4), (40, 5), (7, 3)] {
+            let input: Vec<i16> = (0..n).map(|_| (rng.next_u64() % 128) as i16).collect();
+            let w: Vec<i16> = (0..n * rows)
+                .map(|_| (rng.next_u64() % 2001) as i16 - 1000)
+                .collect();
+            let bias: Vec<i32> = (0..rows).map(|i| i as i32 * 977 - 3000).collect();
+            let want: Vec<i32> = (0..rows)
+                .map(|j| dot(&input, &w[j * n..(j + 1) * n]) + bias[j])
+                .collect();
+            let mut out = vec![0; rows];
+            dense(&input, &w, &bias, &mut out);
+            assert_eq!(out, want, "dense {n}x{rows}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                out.fill(0);
+                // SAFETY: SSE2 is part of every x86-64 CPU
+                unsafe { x86::dense_sse2(&input, &w, &bias, &mut out) };
+                assert_eq!(out, want, "sse2 {n}x{rows}");
+                if has_avx2() {
+                    out.fill(0);
+                    // SAFETY: checked above
+                    unsafe { x86::dense_avx2(&input, &w, &bias, &mut out) };
+                    assert_eq!(out, want, "avx2 {n}x{rows}");
+                }
+            }
+            if n % 16 == 0 {
+                let lanes: Vec<Lanes> = Aligned::from(input.clone()).lanes().to_vec();
+                out.fill(0);
+                dense_lanes(&lanes, &Aligned::from(w.clone()), &bias, &mut out);
+                assert_eq!(out, want, "lanes {n}x{rows}");
+            }
+        }
     }
 }
