@@ -258,11 +258,11 @@ pub fn train(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::board::{Position, Variant};
 
-    fn rec(fen: &str, result: u8, score: i16) -> Record {
+    pub(crate) fn rec(fen: &str, result: u8, score: i16) -> Record {
         Record {
             position: Position::from_fen(Variant::English, fen).unwrap(),
             result,

@@ -47,7 +47,10 @@ fn eval_file_switches_the_evaluation_and_refuses_damaged_files() {
     let builtin = eval_line(&mut c);
     assert_eq!(
         builtin,
-        format!("eval score cp {}", LearnedWeights::builtin().evaluate(&pos))
+        format!(
+            "eval score cp {}",
+            kingme::eval::Network::builtin().evaluate(&pos)
+        )
     );
     c.send(&format!("setoption name EvalFile value {}", good.display()));
     let switched = eval_line(&mut c);

@@ -122,7 +122,7 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     };
     bar.finish_and_clear();
     println!(
-        "train {} {what} checksum {checksum:016x} scale {k:.1} positions {} epochs {} time {:.1}s",
+        "train {} {what} checksum {checksum:016x} target-K {k:.1} positions {} epochs {} time {:.1}s",
         a.out.display(),
         records.len(),
         a.epochs,
@@ -191,5 +191,12 @@ fn train_network(
     };
     let (net, k) = network::train(records, &cfg, init.as_ref(), &mut report);
     net.save(&a.out).map_err(|e| e.to_string())?;
-    Ok((net.describe(), net.checksum(), k))
+    Ok((
+        format!(
+            "network generation {} 128x2x{}-{}-{}-1",
+            net.generation, net.hidden, net.l1, net.l2
+        ),
+        net.checksum(),
+        k,
+    ))
 }

@@ -199,7 +199,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text {
                 default: "builtin".into(),
             },
-            help: "English evaluation: builtin, patterns, network, hand, or a kingme weights or network file",
+            help: "English evaluation: builtin (the network), patterns, network, hand, or a kingme weights or network file",
         },
         OptionSpec {
             name: "MultiPV".into(),

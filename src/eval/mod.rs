@@ -1,10 +1,11 @@
 //! Static evaluation, in centi-men (100 = one man) from the side to move's point
 //! of view.
 //!
-//! English positions are scored by an [`Evaluator`]: by default the learned
-//! pattern evaluation ([`features`], [`weights`]; trained by `kingme train`, see
-//! `EVAL.md`), or the ten hand-set terms of [`hand`]. Mini-checkers always uses
-//! its hand-set heuristic (the exact table takes over at level max).
+//! English positions are scored by an [`Evaluator`]: by default the
+//! [`network`] (NNUE), or the learned pattern evaluation ([`features`],
+//! [`weights`]), both trained by `kingme train` (see `EVAL.md`), or the ten
+//! hand-set terms of [`hand`]. Mini-checkers always uses its hand-set
+//! heuristic (the exact table takes over at level max).
 
 pub mod features;
 pub mod hand;
@@ -45,9 +46,9 @@ pub enum EvalFileError {
 }
 
 impl Default for Evaluator {
-    /// The learned evaluation with the shipped weights.
+    /// The shipped network.
     fn default() -> Self {
-        Evaluator::Learned(LearnedWeights::builtin())
+        Evaluator::Network(Network::builtin())
     }
 }
 
@@ -77,9 +78,9 @@ impl Evaluator {
         }
     }
 
-    /// The evaluation `EvalFile` names: `builtin` (the default), `patterns`
-    /// (the shipped pattern weights), `network` (the shipped network), `hand`,
-    /// or a weights or network file (told apart by its magic).
+    /// The evaluation `EvalFile` names: `builtin` (the default: the shipped
+    /// network), `network` (the same), `patterns` (the shipped pattern
+    /// weights), `hand`, or a weights or network file (told apart by its magic).
     pub fn from_name(text: &str) -> Result<Evaluator, EvalFileError> {
         Ok(match text.trim() {
             "" | "builtin" => Evaluator::default(),
@@ -87,11 +88,15 @@ impl Evaluator {
             "network" => Evaluator::Network(Network::builtin()),
             "hand" => Evaluator::Hand(EnglishWeights::default()),
             path => {
-                let p = Path::new(path);
-                let bytes = std::fs::read(p).map_err(|source| WeightsError::Io {
-                    path: path.to_string(),
-                    source,
-                })?;
+                // a regular file only, and no more than the largest either format allows
+                let max = (weights::HEADER_LEN + features::FEATURES * 4).max(Network::MAX_FILE_LEN);
+                let bytes =
+                    crate::files::read_bounded(Path::new(path), max as u64).map_err(|source| {
+                        WeightsError::Io {
+                            path: path.to_string(),
+                            source,
+                        }
+                    })?;
                 if bytes.starts_with(network::file::MAGIC) {
                     Evaluator::Network(Arc::new(Network::from_bytes(&bytes, path)?))
                 } else if bytes.starts_with(weights::MAGIC) {
@@ -103,7 +108,8 @@ impl Evaluator {
         })
     }
 
-    /// A short description: `learned (generation N, checksum X)` or `hand`.
+    /// A short description: `learned (generation N, checksum X)`, `hand` or
+    /// `network (...)`.
     #[must_use]
     pub fn describe(&self) -> String {
         match self {

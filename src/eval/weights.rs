@@ -85,6 +85,44 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Checks the start of an evaluation file: at least `header_len` bytes, the
+/// `magic`, and the format version (little-endian `u32` at byte 8) equal to
+/// `version`; what is wrong otherwise. `kind` names the kind of file.
+pub(crate) fn check_header(
+    bytes: &[u8],
+    magic: &[u8; 8],
+    header_len: usize,
+    version: u32,
+    kind: &str,
+) -> Result<(), String> {
+    if bytes.len() < header_len || &bytes[..8] != magic {
+        return Err(format!(
+            "not a kingme {kind} file (no {} magic)",
+            String::from_utf8_lossy(magic)
+        ));
+    }
+    let found = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if found != version {
+        return Err(format!(
+            "format version {found}, this kingme reads version {version}"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `payload` against the checksum stored at bytes `at..at + 8`.
+pub(crate) fn check_checksum(bytes: &[u8], at: usize, payload: &[u8]) -> Result<(), String> {
+    let mut stored = [0u8; 8];
+    stored.copy_from_slice(&bytes[at..at + 8]);
+    let (stored, actual) = (u64::from_le_bytes(stored), checksum(payload));
+    if stored != actual {
+        return Err(format!(
+            "checksum {actual:016x} does not match the header's {stored:016x} (corrupted)"
+        ));
+    }
+    Ok(())
+}
+
 impl LearnedWeights {
     /// All-zero weights.
     #[must_use]
@@ -154,17 +192,9 @@ impl LearnedWeights {
             path: name.to_string(),
             reason,
         };
-        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
-            return Err(bad("not a kingme weights file (no KMWEIGHT magic)".into()));
-        }
+        check_header(bytes, MAGIC, HEADER_LEN, FORMAT_VERSION, "weights").map_err(bad)?;
         let u32_at =
             |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        let version = u32_at(8);
-        if version != FORMAT_VERSION {
-            return Err(bad(format!(
-                "format version {version}, this kingme reads version {FORMAT_VERSION}"
-            )));
-        }
         let generation = u32_at(12);
         let features = u32_at(16) as usize;
         if features != FEATURES {
@@ -184,14 +214,7 @@ impl LearnedWeights {
                 features * 4
             )));
         }
-        let stored =
-            u64::from_le_bytes(bytes[24..32].try_into().map_err(|_| bad("header".into()))?);
-        let actual = checksum(payload);
-        if stored != actual {
-            return Err(bad(format!(
-                "checksum {actual:016x} does not match the header's {stored:016x} (corrupted)"
-            )));
-        }
+        check_checksum(bytes, 24, payload).map_err(bad)?;
         let w = payload
             .chunks_exact(4)
             .map(|c| {

@@ -566,16 +566,9 @@ pub fn train(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::rec;
     use super::*;
     use crate::board::{Position, Variant};
-
-    fn rec(fen: &str, result: u8, score: i16) -> Record {
-        Record {
-            position: Position::from_fen(Variant::English, fen).unwrap(),
-            result,
-            score,
-        }
-    }
 
     #[test]
     fn the_engine_scores_like_the_trainers_quantised_forward_pass() {

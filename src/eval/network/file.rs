@@ -31,7 +31,7 @@ use super::accumulator::Accumulator;
 use super::kernels::{self, Aligned, Lanes};
 use super::{Boards, INPUTS, MAX_SCORE, QA, QB};
 use crate::board::Position;
-use crate::eval::weights::checksum;
+use crate::eval::weights::{check_checksum, check_header, checksum};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -145,9 +145,13 @@ impl Reader<'_> {
 }
 
 impl Network {
+    /// The largest network file this build reads.
+    pub const MAX_FILE_LEN: usize =
+        HEADER_LEN + Self::payload_len(MAX_HIDDEN, MAX_DENSE, MAX_DENSE);
+
     /// Payload bytes of a network of these widths.
     #[must_use]
-    pub fn payload_len(hidden: usize, l1: usize, l2: usize) -> usize {
+    pub const fn payload_len(hidden: usize, l1: usize, l2: usize) -> usize {
         2 * (INPUTS * hidden + hidden)
             + 2 * l1 * 2 * hidden
             + 4 * l1
@@ -239,17 +243,9 @@ impl Network {
             path: name.to_string(),
             reason,
         };
-        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
-            return Err(bad("not a kingme network file (no KMNETWRK magic)".into()));
-        }
+        check_header(bytes, MAGIC, HEADER_LEN, FORMAT_VERSION, "network").map_err(bad)?;
         let u32_at =
             |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        let version = u32_at(8);
-        if version != FORMAT_VERSION {
-            return Err(bad(format!(
-                "format version {version}, this kingme reads version {FORMAT_VERSION}"
-            )));
-        }
         let (generation, inputs) = (u32_at(12), u32_at(16) as usize);
         let (hidden, l1, l2, scale) = (
             u32_at(20) as usize,
@@ -285,14 +281,7 @@ impl Network {
                 payload.len()
             )));
         }
-        let stored =
-            u64::from_le_bytes(bytes[40..48].try_into().map_err(|_| bad("header".into()))?);
-        let actual = checksum(payload);
-        if stored != actual {
-            return Err(bad(format!(
-                "checksum {actual:016x} does not match the header's {stored:016x} (corrupted)"
-            )));
-        }
+        check_checksum(bytes, 40, payload).map_err(bad)?;
         let mut r = Reader(payload);
         let net = Network {
             generation,
@@ -345,10 +334,13 @@ impl Network {
 
     /// Loads a network file.
     pub fn load(path: &Path) -> Result<Network, NetworkError> {
-        let bytes = std::fs::read(path).map_err(|source| NetworkError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let bytes =
+            crate::files::read_bounded(path, Self::MAX_FILE_LEN as u64).map_err(|source| {
+                NetworkError::Io {
+                    path: path.display().to_string(),
+                    source,
+                }
+            })?;
         Network::from_bytes(&bytes, &path.display().to_string())
     }
 
