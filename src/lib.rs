@@ -11,7 +11,9 @@
 //! - [`files`]: data files named from outside: which paths a network client
 //!   may name, and opening one without blocking or reading past its format.
 //! - [`perft`]: move-tree counting, the check on move generation.
-//! - [`eval`]: the static evaluation of a position, per variant.
+//! - [`eval`]: the static evaluation of a position, per variant: for English
+//!   the network (NNUE, `eval::network`, its first layer kept per search
+//!   thread), the learned patterns or the hand-set terms.
 //! - [`solve`]: the exact value (win, draw or loss, and plies to the end) of
 //!   any mini-checkers position: `GameValue`, `MiniSolver`, and the shared
 //!   `MiniTablebase` of every position reachable from the start.
@@ -51,7 +53,7 @@
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data (ended and labelled
 //!   by the endgame databases, appendable in chunks); [`train`] fits
-//!   the learned evaluation's weights to them.
+//!   the pattern weights and (`train::network`) the network to them.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 

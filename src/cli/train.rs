@@ -49,7 +49,7 @@ pub(crate) struct TrainArgs {
     #[arg(long, default_value_t = 128)]
     hidden: usize,
     /// Network: widths of the two dense layers (at most 64 each).
-    #[arg(long, num_args = 2, value_names = ["L1", "L2"], default_values_t = [32, 32])]
+    #[arg(long, num_args = 2, value_names = ["L1", "L2"], default_values_t = [16, 32])]
     dense: Vec<usize>,
     /// Generation number recorded in the weights file.
     #[arg(long, default_value_t = 1)]

@@ -78,7 +78,7 @@ impl Default for NetConfig {
             seed: 1,
             generation: 1,
             hidden: 128,
-            l1: 32,
+            l1: 16,
             l2: 32,
         }
     }
