@@ -115,7 +115,8 @@ impl Accumulator {
 }
 
 /// One search thread's network state: the accumulator of the position it
-/// evaluated last, and the network it belongs to.
+/// evaluated last, and the network it belongs to (known by its address: a
+/// cache serves the networks that live while it does, as a search's do).
 #[derive(Debug, Default)]
 pub struct EvalCache {
     acc: Option<(usize, Accumulator)>,
