@@ -13,7 +13,7 @@ pub mod network;
 pub mod weights;
 
 pub use hand::{evaluate_english, evaluate_mini, EnglishWeights, ParseWeightsError};
-pub use network::{EvalCache, Network, NetworkError};
+pub use network::{EvalCache, Network};
 pub use weights::{LearnedWeights, WeightsError};
 
 use crate::board::{Position, Variant};
@@ -34,12 +34,9 @@ pub enum Evaluator {
 /// Why an evaluation named by `EvalFile` could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalFileError {
-    /// A pattern weights file was refused.
+    /// A pattern weights or network file was refused.
     #[error(transparent)]
-    Weights(#[from] WeightsError),
-    /// A network file was refused.
-    #[error(transparent)]
-    Network(#[from] NetworkError),
+    File(#[from] WeightsError),
     /// The file is neither.
     #[error("{0}: neither a kingme weights file (KMWEIGHT) nor a network (KMNETWRK)")]
     Unknown(String),

@@ -33,7 +33,7 @@ pub const SCALE: i32 = 16;
 /// The weights file shipped with kingme (made by `kingme train`, see `EVAL.md`).
 static BUILTIN: &[u8] = include_bytes!("english.kmw");
 
-/// Why a weights file was refused.
+/// Why an evaluation file (pattern weights or a network) was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum WeightsError {
     /// The file could not be read or written.
@@ -44,7 +44,7 @@ pub enum WeightsError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The contents are not a kingme weights file of this version.
+    /// The contents are not a kingme evaluation file of this version.
     #[error("{path}: {reason}")]
     Bad {
         /// The file.

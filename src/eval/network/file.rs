@@ -31,7 +31,7 @@ use super::accumulator::Accumulator;
 use super::kernels::{self, Aligned, Lanes};
 use super::{Boards, INPUTS, MAX_SCORE, QA, QB};
 use crate::board::Position;
-use crate::eval::weights::{check_checksum, check_header, checksum};
+use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -50,27 +50,6 @@ const MAX_PIECES: usize = 24;
 
 /// The network shipped with kingme (made by `kingme train --model network`, see `EVAL.md`).
 static BUILTIN: &[u8] = include_bytes!("english.kmn");
-
-/// Why a network file was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum NetworkError {
-    /// The file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// The contents are not a kingme network of this version.
-    #[error("{path}: {reason}")]
-    Bad {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-}
 
 /// A network's integer weights (see the module's table for the layout).
 #[derive(Clone, PartialEq, Eq)]
@@ -238,8 +217,8 @@ impl Network {
     }
 
     /// A network from file contents; `name` names the file in errors.
-    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, NetworkError> {
-        let bad = |reason: String| NetworkError::Bad {
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, WeightsError> {
+        let bad = |reason: String| WeightsError::Bad {
             path: name.to_string(),
             reason,
         };
@@ -333,10 +312,10 @@ impl Network {
     }
 
     /// Loads a network file.
-    pub fn load(path: &Path) -> Result<Network, NetworkError> {
+    pub fn load(path: &Path) -> Result<Network, WeightsError> {
         let bytes =
             crate::files::read_bounded(path, Self::MAX_FILE_LEN as u64).map_err(|source| {
-                NetworkError::Io {
+                WeightsError::Io {
                     path: path.display().to_string(),
                     source,
                 }
@@ -345,8 +324,8 @@ impl Network {
     }
 
     /// Writes the network file atomically (a temporary file renamed into place).
-    pub fn save(&self, path: &Path) -> Result<(), NetworkError> {
-        let io = |source| NetworkError::Io {
+    pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
+        let io = |source| WeightsError::Io {
             path: path.display().to_string(),
             source,
         };

@@ -65,32 +65,30 @@ impl std::ops::DerefMut for Aligned {
     }
 }
 
-/// `acc += row` lane by lane, wrapping.
+/// `acc[i] = op(acc[i], row[i])` lane by lane: whole values in, whole values
+/// out, so the compiler keeps each lane in one register.
 #[inline(always)]
-pub fn add_lanes(acc: &mut [Lanes], row: &[Lanes]) {
+fn combine_lanes(acc: &mut [Lanes], row: &[Lanes], op: impl Fn(i16, i16) -> i16) {
     for (a, r) in acc.iter_mut().zip(row) {
-        // whole values in, whole values out: the compiler keeps them in registers
         let (x, y) = (a.0, r.0);
         let mut z = [0i16; 16];
         for i in 0..16 {
-            z[i] = x[i].wrapping_add(y[i]);
+            z[i] = op(x[i], y[i]);
         }
         a.0 = z;
     }
 }
 
+/// `acc += row` lane by lane, wrapping.
+#[inline(always)]
+pub fn add_lanes(acc: &mut [Lanes], row: &[Lanes]) {
+    combine_lanes(acc, row, i16::wrapping_add);
+}
+
 /// `acc -= row` lane by lane, wrapping.
 #[inline(always)]
 pub fn sub_lanes(acc: &mut [Lanes], row: &[Lanes]) {
-    for (a, r) in acc.iter_mut().zip(row) {
-        // whole values in, whole values out: the compiler keeps them in registers
-        let (x, y) = (a.0, r.0);
-        let mut z = [0i16; 16];
-        for i in 0..16 {
-            z[i] = x[i].wrapping_sub(y[i]);
-        }
-        a.0 = z;
-    }
+    combine_lanes(acc, row, i16::wrapping_sub);
 }
 
 /// `out[i] = clamp(acc[i], 0, QA)` lane by lane.
@@ -103,30 +101,6 @@ pub fn clip_lanes(acc: &[Lanes], out: &mut [Lanes]) {
             z[i] = x[i].clamp(0, QA as i16);
         }
         o.0 = z;
-    }
-}
-
-/// `acc += row`, wrapping (the loader refuses networks whose sums could overflow).
-#[inline(always)]
-pub fn add_row(acc: &mut [i16], row: &[i16]) {
-    for (a, &r) in acc.iter_mut().zip(row) {
-        *a = a.wrapping_add(r);
-    }
-}
-
-/// `acc -= row`, wrapping.
-#[inline(always)]
-pub fn sub_row(acc: &mut [i16], row: &[i16]) {
-    for (a, &r) in acc.iter_mut().zip(row) {
-        *a = a.wrapping_sub(r);
-    }
-}
-
-/// `out[i] = clamp(acc[i], 0, QA)`.
-#[inline(always)]
-pub fn clip_accumulator(acc: &[i16], out: &mut [i16]) {
-    for (o, &a) in out.iter_mut().zip(acc) {
-        *o = a.clamp(0, QA as i16);
     }
 }
 

@@ -21,7 +21,7 @@ pub mod file;
 pub mod kernels;
 
 pub use accumulator::{Accumulator, EvalCache};
-pub use file::{Network, NetworkError};
+pub use file::Network;
 
 use crate::board::{Color, Position};
 
