@@ -1,0 +1,105 @@
+//! Between the float model and the engine's integers: rounding a trained
+//! model into a [`Network`], reading a network back as floats, and the
+//! reference integer forward pass.
+
+use super::model::Layout;
+use super::CENTI_MEN_PER_UNIT;
+use crate::eval::network::{for_each_input, Boards, Network, QA, QB, QB_SHIFT};
+
+pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
+    let mut p = vec![0.0f32; ly.len];
+    let (qa, qab) = (QA as f32, (QA * QB) as f32);
+    let put = |p: &mut [f32], at: usize, v: &[i16], d: f32| {
+        for (i, &x) in v.iter().enumerate() {
+            p[at + i] = f32::from(x) / d;
+        }
+    };
+    put(&mut p, ly.ft_w, &net.ft_w, qa);
+    put(&mut p, ly.ft_b, &net.ft_b, qa);
+    put(&mut p, ly.l1_w, &net.l1_w, QB as f32);
+    put(&mut p, ly.l2_w, &net.l2_w, QB as f32);
+    put(&mut p, ly.out_w, &net.out_w, QB as f32);
+    for (i, &b) in net.l1_b.iter().enumerate() {
+        p[ly.l1_b + i] = b as f32 / qab;
+    }
+    for (i, &b) in net.l2_b.iter().enumerate() {
+        p[ly.l2_b + i] = b as f32 / qab;
+    }
+    p[ly.out_b] = net.out_b as f32 / qab;
+    p
+}
+
+pub(super) fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
+    let q16 = |v: &[f32], m: f32| -> Vec<i16> {
+        v.iter()
+            .map(|&x| (x * m).round().clamp(-32767.0, 32767.0) as i16)
+            .collect()
+    };
+    let q32 = |v: &[f32]| -> Vec<i32> {
+        v.iter()
+            .map(|&x| (f64::from(x) * f64::from(QA * QB)).round() as i32)
+            .collect()
+    };
+    Network {
+        generation,
+        hidden: ly.h,
+        l1: ly.l1,
+        l2: ly.l2,
+        scale: CENTI_MEN_PER_UNIT as u32,
+        ft_w: q16(&p[ly.ft_w..ly.ft_b], QA as f32).into(),
+        ft_b: q16(&p[ly.ft_b..ly.l1_w], QA as f32),
+        l1_w: q16(&p[ly.l1_w..ly.l1_b], QB as f32).into(),
+        l1_b: q32(&p[ly.l1_b..ly.l2_w]),
+        l2_w: q16(&p[ly.l2_w..ly.l2_b], QB as f32).into(),
+        l2_b: q32(&p[ly.l2_b..ly.out_w]),
+        out_w: q16(&p[ly.out_w..ly.out_b], QB as f32).into(),
+        out_b: q32(&p[ly.out_b..])[0],
+    }
+}
+
+/// The network's score of `pos` (side to move's view, centi-men) computed
+/// from the file format's definition: every sum afresh in `i64`, no cache,
+/// no vectors.
+#[must_use]
+pub fn quantised_score(net: &Network, pos: &crate::board::Position) -> i32 {
+    let h = net.hidden;
+    let b = Boards::of(pos);
+    let stm = pos.turn();
+    let mut x = Vec::with_capacity(2 * h);
+    for side in [stm, !stm] {
+        let mut acc: Vec<i64> = net.ft_b.iter().map(|&v| i64::from(v)).collect();
+        for_each_input(&b, side, |f| {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a += i64::from(net.ft_w[f * h + j]);
+            }
+        });
+        x.extend(acc.iter().map(|&a| a.clamp(0, i64::from(QA))));
+    }
+    let layer = |input: &[i64], w: &[i16], bias: &[i32]| -> Vec<i64> {
+        bias.iter()
+            .enumerate()
+            .map(|(j, &bj)| {
+                let row = &w[j * input.len()..(j + 1) * input.len()];
+                i64::from(bj)
+                    + row
+                        .iter()
+                        .zip(input)
+                        .map(|(&wi, &xi)| i64::from(wi) * xi)
+                        .sum::<i64>()
+            })
+            .collect()
+    };
+    let act = |v: Vec<i64>| -> Vec<i64> {
+        v.into_iter()
+            .map(|s| (s >> QB_SHIFT).clamp(0, i64::from(QA)))
+            .collect()
+    };
+    let a1 = act(layer(&x, &net.l1_w, &net.l1_b));
+    let a2 = act(layer(&a1, &net.l2_w, &net.l2_b));
+    let out = layer(&a2, &net.out_w, &[net.out_b])[0];
+    let cm = (out * i64::from(net.scale)).div_euclid(i64::from(QA * QB));
+    cm.clamp(
+        -i64::from(crate::eval::network::MAX_SCORE),
+        i64::from(crate::eval::network::MAX_SCORE),
+    ) as i32
+}
