@@ -194,7 +194,7 @@ fn datagen_then_train_write_files_that_load() {
 
 #[test]
 fn a_damaged_network_file_is_refused_and_the_evaluation_kept() {
-    let net = Network::random(4, 32, 8, 8);
+    let net = Network::random(4, 32, 8, 8, 2);
     let pos = Position::from_fen(Variant::English, FEN).unwrap();
     let good = temp("good.kmn");
     net.save(&good).unwrap();
@@ -209,6 +209,10 @@ fn a_damaged_network_file_is_refused_and_the_evaluation_kept() {
     corrupt[n - 9] ^= 0x10;
     let mut version = bytes.clone();
     version[8] = 9;
+    let mut buckets = bytes.clone();
+    buckets[48] = 9;
+    let mut reserved = bytes.clone();
+    reserved[52] = 1;
     let mut huge = net.clone();
     huge.ft_w.iter_mut().take(32 * 24).for_each(|w| *w = 3000);
     let cases = [
@@ -218,6 +222,8 @@ fn a_damaged_network_file_is_refused_and_the_evaluation_kept() {
             "truncated",
         ),
         (write("version.kmn", &version), "format version 9"),
+        (write("buckets.kmn", &buckets), "x9 with scale"),
+        (write("reserved.kmn", &reserved), "not zero"),
         (write("overflow.kmn", &huge.to_bytes()), "overflow"),
         (
             write("neither.kmn", b"hello, world: not a network at all"),

@@ -51,6 +51,9 @@ pub(crate) struct TrainArgs {
     /// Network: widths of the two dense layers (at most 64 each).
     #[arg(long, num_args = 2, value_names = ["L1", "L2"], default_values_t = [16, 32])]
     dense: Vec<usize>,
+    /// Network: sets of dense layers, chosen by the number of pieces (1 to 8).
+    #[arg(long, default_value_t = 1)]
+    buckets: usize,
     /// Generation number recorded in the weights file.
     #[arg(long, default_value_t = 1)]
     generation: u32,
@@ -71,12 +74,18 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     {
         return Err("--scale and --lr must be positive numbers".into());
     }
-    let (h, l1, l2) = (a.hidden, a.dense[0], a.dense[1]);
+    use kingme::eval::network::{file::MAX_DENSE, file::MAX_HIDDEN, MAX_BUCKETS};
+    let (h, l1, l2, b) = (a.hidden, a.dense[0], a.dense[1], a.buckets);
     if a.model == Model::Network
-        && (h == 0 || h % 16 != 0 || h > 512 || !(1..=64).contains(&l1) || !(1..=64).contains(&l2))
+        && (h == 0
+            || h % 16 != 0
+            || h > MAX_HIDDEN
+            || !(1..=MAX_DENSE).contains(&l1)
+            || !(1..=MAX_DENSE).contains(&l2)
+            || !(1..=MAX_BUCKETS).contains(&b))
     {
         return Err(format!(
-            "--hidden {h} --dense {l1} {l2}: the accumulator is a multiple of 16 up to 512, each dense layer 1 to 64"
+            "--hidden {h} --dense {l1} {l2} --buckets {b}: the accumulator is a multiple of 16 up to {MAX_HIDDEN}, each dense layer 1 to {MAX_DENSE}, buckets 1 to {MAX_BUCKETS}"
         ));
     }
     let t = Instant::now();
@@ -187,14 +196,16 @@ fn train_network(
         hidden: a.hidden,
         l1: a.dense[0],
         l2: a.dense[1],
+        buckets: a.buckets,
         ..Default::default()
     };
     let (net, k) = network::train(records, &cfg, init.as_ref(), &mut report);
     net.save(&a.out).map_err(|e| e.to_string())?;
     Ok((
         format!(
-            "network generation {} 128x2x{}-{}-{}-1",
-            net.generation, net.hidden, net.l1, net.l2
+            "network generation {} {}",
+            net.generation,
+            net.architecture()
         ),
         net.checksum(),
         k,

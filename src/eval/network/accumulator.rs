@@ -181,7 +181,7 @@ mod tests {
     /// earlier positions, the cached accumulator equals a fresh one.
     #[test]
     fn the_incremental_accumulator_equals_a_fresh_one_through_random_games() {
-        let net = Network::random(7, 32, 8, 8);
+        let net = Network::random(7, 32, 8, 8, 3);
         let mut rng = SplitMix64(11);
         let mut cache = EvalCache::new();
         let (mut captures, mut crownings, mut multi) = (0, 0, 0);
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn a_position_and_its_mirror_score_alike() {
-        let net = Network::random(3, 32, 8, 8);
+        let net = Network::random(3, 32, 8, 8, 2);
         let r = |b: crate::board::Bitboard| crate::board::Bitboard(b.0.reverse_bits());
         for fen in [
             "B:W21-32:B1-12",

@@ -14,14 +14,19 @@
 //! | 4 | `scale`: centi-men per unit of the output (the logistic's `K`) |
 //! | 4 | activation one [`QA`] and dense weight one [`QB`], `u16` each |
 //! | 8 | checksum: 64-bit FNV-1a of the payload |
+//! | 4 | `buckets`: sets of dense layers, chosen by the number of pieces ([`super::bucket`]), 1 to [`MAX_BUCKETS`] (version 2 only) |
+//! | 4 | zero (version 2 only) |
+//!
+//! Version 1 is version 2 with one bucket and the header's first 48 bytes; a
+//! network of one bucket is written as version 1.
 //!
 //! | payload | |
 //! |---|---|
 //! | `i16` x `INPUTS * hidden` | first layer, input by input |
 //! | `i16` x `hidden` | first layer bias |
-//! | `i16` x `l1 * 2 hidden`, `i32` x `l1` | first dense layer, output by output; bias |
-//! | `i16` x `l2 * l1`, `i32` x `l2` | second dense layer; bias |
-//! | `i16` x `l2`, `i32` | output weights; bias |
+//! | `i16` x `buckets * l1 * 2 hidden`, `i32` x `buckets * l1` | first dense layers, bucket by bucket, output by output; biases |
+//! | `i16` x `buckets * l2 * l1`, `i32` x `buckets * l2` | second dense layers; biases |
+//! | `i16` x `buckets * l2`, `i32` x `buckets` | output weights; biases |
 //!
 //! A file whose sums could overflow their integers (the accumulator with 24
 //! pieces, a dense layer with every input at its clip) is refused, so the
@@ -29,7 +34,7 @@
 
 use super::accumulator::Accumulator;
 use super::kernels::{self, Aligned, Lanes};
-use super::{Boards, INPUTS, MAX_SCORE, QA, QB};
+use super::{Boards, INPUTS, MAX_BUCKETS, MAX_SCORE, QA, QB};
 use crate::board::Position;
 use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
 use std::path::Path;
@@ -37,10 +42,12 @@ use std::sync::{Arc, OnceLock};
 
 /// The first bytes of every network file.
 pub const MAGIC: &[u8; 8] = b"KMNETWRK";
-/// The format version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version, which this build reads and writes (it reads 1 too).
+pub const FORMAT_VERSION: u32 = 2;
 /// Header length in bytes.
-pub const HEADER_LEN: usize = 48;
+pub const HEADER_LEN: usize = 56;
+/// Header length of format version 1.
+const HEADER_LEN_V1: usize = 48;
 /// The widest accumulator this build evaluates.
 pub const MAX_HIDDEN: usize = 512;
 /// The widest dense layer this build evaluates.
@@ -62,24 +69,26 @@ pub struct Network {
     pub l1: usize,
     /// Second dense layer width.
     pub l2: usize,
+    /// Sets of dense layers, chosen by the number of pieces.
+    pub buckets: usize,
     /// Centi-men per unit of output.
     pub scale: u32,
     /// First layer, `INPUTS` rows of `hidden`.
     pub ft_w: Aligned,
     /// First layer bias.
     pub ft_b: Vec<i16>,
-    /// First dense layer, `l1` rows of `2 hidden`.
+    /// First dense layers, `buckets * l1` rows of `2 hidden`.
     pub l1_w: Aligned,
-    /// First dense layer bias.
+    /// First dense layers' biases, `buckets * l1`.
     pub l1_b: Vec<i32>,
-    /// Second dense layer, `l2` rows of `l1`.
+    /// Second dense layers, `buckets * l2` rows of `l1`.
     pub l2_w: Aligned,
-    /// Second dense layer bias.
+    /// Second dense layers' biases, `buckets * l2`.
     pub l2_b: Vec<i32>,
-    /// Output weights.
+    /// Output weights, `buckets` rows of `l2`.
     pub out_w: Aligned,
-    /// Output bias.
-    pub out_b: i32,
+    /// Output biases, `buckets`.
+    pub out_b: Vec<i32>,
 }
 
 impl std::fmt::Debug for Network {
@@ -126,18 +135,13 @@ impl Reader<'_> {
 impl Network {
     /// The largest network file this build reads.
     pub const MAX_FILE_LEN: usize =
-        HEADER_LEN + Self::payload_len(MAX_HIDDEN, MAX_DENSE, MAX_DENSE);
+        HEADER_LEN + Self::payload_len(MAX_HIDDEN, MAX_DENSE, MAX_DENSE, MAX_BUCKETS);
 
     /// Payload bytes of a network of these widths.
     #[must_use]
-    pub const fn payload_len(hidden: usize, l1: usize, l2: usize) -> usize {
+    pub const fn payload_len(hidden: usize, l1: usize, l2: usize, buckets: usize) -> usize {
         2 * (INPUTS * hidden + hidden)
-            + 2 * l1 * 2 * hidden
-            + 4 * l1
-            + 2 * l2 * l1
-            + 4 * l2
-            + 2 * l2
-            + 4
+            + buckets * (2 * l1 * 2 * hidden + 4 * l1 + 2 * l2 * l1 + 4 * l2 + 2 * l2 + 4)
     }
 
     /// The shipped network (parsed once per process).
@@ -152,16 +156,25 @@ impl Network {
         }))
     }
 
-    /// `network (generation G, 128x2xH-L1-L2-1, checksum C)`.
+    /// `128x2xH-L1-L2-1`, the dense layers written `(L1-L2-1)xB` when there
+    /// are `B` buckets of them.
+    #[must_use]
+    pub fn architecture(&self) -> String {
+        let dense = if self.buckets == 1 {
+            format!("{}-{}-1", self.l1, self.l2)
+        } else {
+            format!("({}-{}-1)x{}", self.l1, self.l2, self.buckets)
+        };
+        format!("{INPUTS}x2x{}-{dense}", self.hidden)
+    }
+
+    /// `network (generation G, ARCHITECTURE, checksum C)`.
     #[must_use]
     pub fn describe(&self) -> String {
         format!(
-            "network (generation {}, {}x2x{}-{}-{}-1, checksum {:016x})",
+            "network (generation {}, {}, checksum {:016x})",
             self.generation,
-            INPUTS,
-            self.hidden,
-            self.l1,
-            self.l2,
+            self.architecture(),
             self.checksum()
         )
     }
@@ -173,7 +186,12 @@ impl Network {
     }
 
     fn payload(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Self::payload_len(self.hidden, self.l1, self.l2));
+        let mut out = Vec::with_capacity(Self::payload_len(
+            self.hidden,
+            self.l1,
+            self.l2,
+            self.buckets,
+        ));
         let mut i16s = |v: &[i16]| {
             v.iter()
                 .for_each(|x| out.extend_from_slice(&x.to_le_bytes()))
@@ -188,18 +206,19 @@ impl Network {
         };
         put(&self.l1_w, &self.l1_b);
         put(&self.l2_w, &self.l2_b);
-        put(&self.out_w, &[self.out_b]);
+        put(&self.out_w, &self.out_b);
         out
     }
 
-    /// The file contents.
+    /// The file contents (format version 1 for one bucket, else 2).
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let payload = self.payload();
+        let version = if self.buckets == 1 { 1 } else { FORMAT_VERSION };
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
         out.extend_from_slice(MAGIC);
         for v in [
-            FORMAT_VERSION,
+            version,
             self.generation,
             INPUTS as u32,
             self.hidden as u32,
@@ -212,6 +231,10 @@ impl Network {
         out.extend_from_slice(&(QA as u16).to_le_bytes());
         out.extend_from_slice(&(QB as u16).to_le_bytes());
         out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        if version > 1 {
+            out.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+            out.extend_from_slice(&0u32.to_le_bytes());
+        }
         out.extend_from_slice(&payload);
         out
     }
@@ -222,9 +245,20 @@ impl Network {
             path: name.to_string(),
             reason,
         };
-        check_header(bytes, MAGIC, HEADER_LEN, FORMAT_VERSION, "network").map_err(bad)?;
         let u32_at =
             |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let (version, header_len) = match bytes.get(8..12).map(|_| u32_at(8)) {
+            Some(1) => (1, HEADER_LEN_V1),
+            _ => (FORMAT_VERSION, HEADER_LEN),
+        };
+        check_header(bytes, MAGIC, header_len, version, "network").map_err(bad)?;
+        let buckets = if version == 1 {
+            1
+        } else if u32_at(52) != 0 {
+            return Err(bad("header bytes 52..56 are not zero".into()));
+        } else {
+            u32_at(48) as usize
+        };
         let (generation, inputs) = (u32_at(12), u32_at(16) as usize);
         let (hidden, l1, l2, scale) = (
             u32_at(20) as usize,
@@ -247,13 +281,14 @@ impl Network {
             || !(1..=MAX_DENSE).contains(&l1)
             || !(1..=MAX_DENSE).contains(&l2)
             || !(1..=100_000).contains(&scale)
+            || !(1..=MAX_BUCKETS).contains(&buckets)
         {
             return Err(bad(format!(
-                "architecture {INPUTS}x2x{hidden}-{l1}-{l2}-1 with scale {scale} is outside what this kingme evaluates"
+                "architecture {INPUTS}x2x{hidden}-({l1}-{l2}-1)x{buckets} with scale {scale} is outside what this kingme evaluates"
             )));
         }
-        let payload = &bytes[HEADER_LEN..];
-        let want = Self::payload_len(hidden, l1, l2);
+        let payload = &bytes[header_len..];
+        let want = Self::payload_len(hidden, l1, l2, buckets);
         if payload.len() != want {
             return Err(bad(format!(
                 "{} bytes of weights, expected {want} (truncated or padded)",
@@ -267,15 +302,16 @@ impl Network {
             hidden,
             l1,
             l2,
+            buckets,
             scale,
             ft_w: r.i16s(INPUTS * hidden).into(),
             ft_b: r.i16s(hidden),
-            l1_w: r.i16s(l1 * 2 * hidden).into(),
-            l1_b: r.i32s(l1),
-            l2_w: r.i16s(l2 * l1).into(),
-            l2_b: r.i32s(l2),
-            out_w: r.i16s(l2).into(),
-            out_b: r.i32s(1)[0],
+            l1_w: r.i16s(buckets * l1 * 2 * hidden).into(),
+            l1_b: r.i32s(buckets * l1),
+            l2_w: r.i16s(buckets * l2 * l1).into(),
+            l2_b: r.i32s(buckets * l2),
+            out_w: r.i16s(buckets * l2).into(),
+            out_b: r.i32s(buckets),
         };
         net.check_ranges().map_err(bad)?;
         Ok(net)
@@ -304,7 +340,7 @@ impl Network {
         };
         if !dense_ok(&self.l1_w, &self.l1_b, 2 * self.hidden)
             || !dense_ok(&self.l2_w, &self.l2_b, self.l1)
-            || !dense_ok(&self.out_w, &[self.out_b], self.l2)
+            || !dense_ok(&self.out_w, &self.out_b, self.l2)
         {
             return Err("a dense layer's sums could overflow (weights too large)".into());
         }
@@ -352,6 +388,8 @@ impl Network {
         input: &mut [Lanes],
     ) -> i32 {
         let l = self.hidden / 16;
+        let b = super::bucket(acc.boards().pieces(), self.buckets);
+        let (n1, n2) = (self.l1, self.l2);
         kernels::clip_lanes(acc.side_lanes(stm), &mut input[..l]);
         kernels::clip_lanes(acc.side_lanes(!stm), &mut input[l..2 * l]);
         let mut sums = [0i32; MAX_DENSE];
@@ -366,15 +404,20 @@ impl Network {
         };
         kernels::dense_lanes(
             &input[..2 * l],
-            &self.l1_w,
-            &self.l1_b,
-            &mut sums[..self.l1],
+            &self.l1_w.lanes()[b * n1 * 2 * l..],
+            &self.l1_b[b * n1..],
+            &mut sums[..n1],
         );
-        kernels::activate(&sums[..self.l1], &mut a1[..self.l1]);
-        kernels::dense(&a1[..self.l1], &self.l2_w, &self.l2_b, &mut sums[..self.l2]);
-        kernels::activate(&sums[..self.l2], &mut a2[..self.l2]);
+        kernels::activate(&sums[..n1], &mut a1[..n1]);
+        kernels::dense(
+            &a1[..n1],
+            &self.l2_w[b * n2 * n1..],
+            &self.l2_b[b * n2..],
+            &mut sums[..n2],
+        );
+        kernels::activate(&sums[..n2], &mut a2[..n2]);
         let mut out = [0i32; 1];
-        kernels::dense(&a2[..self.l2], &self.out_w, &[self.out_b], &mut out);
+        kernels::dense(&a2[..n2], &self.out_w[b * n2..], &self.out_b[b..], &mut out);
         self.score_of(out[0])
     }
 
@@ -385,10 +428,10 @@ impl Network {
         evaluate_fresh(self, pos)
     }
 
-    /// A network of these widths with small pseudo-random weights from `seed`
-    /// (tests, and the trainer's file round trips).
+    /// A network of these widths and buckets with small pseudo-random
+    /// weights from `seed` (tests, and the trainer's file round trips).
     #[must_use]
-    pub fn random(seed: u64, hidden: usize, l1: usize, l2: usize) -> Network {
+    pub fn random(seed: u64, hidden: usize, l1: usize, l2: usize, buckets: usize) -> Network {
         let mut rng = crate::openings::SplitMix64(seed);
         let mut v16 = |n: usize, amp: i64| -> Vec<i16> {
             (0..n)
@@ -397,9 +440,9 @@ impl Network {
         };
         let ft_w = v16(INPUTS * hidden, 40);
         let ft_b = v16(hidden, 40);
-        let l1_w = v16(l1 * 2 * hidden, 300);
-        let l2_w = v16(l2 * l1, 300);
-        let out_w = v16(l2, 300);
+        let l1_w = v16(buckets * l1 * 2 * hidden, 300);
+        let l2_w = v16(buckets * l2 * l1, 300);
+        let out_w = v16(buckets * l2, 300);
         let bias = |n: usize| {
             (0..n)
                 .map(|i| (i as i32 % 7 - 3) * 2000)
@@ -410,15 +453,59 @@ impl Network {
             hidden,
             l1,
             l2,
+            buckets,
             scale: 160,
             ft_w: ft_w.into(),
             ft_b,
             l1_w: l1_w.into(),
-            l1_b: bias(l1),
+            l1_b: bias(buckets * l1),
             l2_w: l2_w.into(),
-            l2_b: bias(l2),
+            l2_b: bias(buckets * l2),
             out_w: out_w.into(),
-            out_b: 1234,
+            out_b: (0..buckets as i32).map(|i| 1234 - 300 * i).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_version_1_file_reads_and_writes_back_byte_for_byte() {
+        let net = Network::from_bytes(BUILTIN, "builtin").unwrap();
+        assert_eq!(net.buckets, 1);
+        assert_eq!(u32::from_le_bytes(BUILTIN[8..12].try_into().unwrap()), 1);
+        assert_eq!(net.to_bytes(), BUILTIN);
+    }
+
+    #[test]
+    fn a_bucketed_network_is_version_2_and_round_trips() {
+        let net = Network::random(11, 32, 8, 8, 3);
+        let bytes = net.to_bytes();
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
+        assert_eq!(bytes.len(), HEADER_LEN + Network::payload_len(32, 8, 8, 3));
+        assert_eq!(Network::from_bytes(&bytes, "t").unwrap(), net);
+        assert!(
+            net.describe().contains("128x2x32-(8-8-1)x3"),
+            "{}",
+            net.describe()
+        );
+        // the buckets' layers differ, so positions of different sizes use different ones
+        let few = Position::from_fen(crate::board::Variant::English, "B:W30,31:B1,2").unwrap();
+        let one = Network {
+            buckets: 1,
+            l1_w: net.l1_w[..8 * 64].to_vec().into(),
+            l1_b: net.l1_b[..8].to_vec(),
+            l2_w: net.l2_w[..64].to_vec().into(),
+            l2_b: net.l2_b[..8].to_vec(),
+            out_w: net.out_w[..8].to_vec().into(),
+            out_b: net.out_b[..1].to_vec(),
+            ..net.clone()
+        };
+        // four pieces: bucket 0 of three, the same layers as the one-bucket net
+        assert_eq!(net.evaluate(&few), one.evaluate(&few));
+        let start = Position::startpos(crate::board::Variant::English);
+        assert_ne!(net.evaluate(&start), one.evaluate(&start));
     }
 }

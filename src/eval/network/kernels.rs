@@ -139,18 +139,19 @@ pub fn dense(input: &[i16], weights: &[i16], bias: &[i32], out: &mut [i32]) {
 /// [`dense`] over whole lanes: `input` is `n / 16` lanes, `weights` rows of
 /// `n` values each starting on a lane (so every load is aligned).
 #[inline]
-pub fn dense_lanes(input: &[Lanes], weights: &Aligned, bias: &[i32], out: &mut [i32]) {
+pub fn dense_lanes(input: &[Lanes], weights: &[Lanes], bias: &[i32], out: &mut [i32]) {
     let lanes = input.len();
-    assert!(weights.lanes().len() >= lanes * out.len() && bias.len() >= out.len());
+    assert!(weights.len() >= lanes * out.len() && bias.len() >= out.len());
     #[cfg(target_arch = "x86_64")]
     if has_avx2() && out.len().is_multiple_of(4) {
         // SAFETY: the CPU has AVX2; the lengths were checked above
-        unsafe { x86::dense_lanes_avx2(input, weights.lanes(), bias, out) };
+        unsafe { x86::dense_lanes_avx2(input, weights, bias, out) };
         return;
     }
     // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`
-    let flat = unsafe { std::slice::from_raw_parts(input.as_ptr().cast::<i16>(), 16 * lanes) };
-    dense(flat, &weights[..16 * lanes * out.len()], bias, out);
+    let flat =
+        |l: &[Lanes]| unsafe { std::slice::from_raw_parts(l.as_ptr().cast::<i16>(), 16 * l.len()) };
+    dense(flat(input), flat(&weights[..lanes * out.len()]), bias, out);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -393,7 +394,7 @@ mod tests {
             if n % 16 == 0 {
                 let lanes: Vec<Lanes> = Aligned::from(input.clone()).lanes().to_vec();
                 out.fill(0);
-                dense_lanes(&lanes, &Aligned::from(w.clone()), &bias, &mut out);
+                dense_lanes(&lanes, Aligned::from(w.clone()).lanes(), &bias, &mut out);
                 assert_eq!(out, want, "lanes {n}x{rows}");
             }
         }

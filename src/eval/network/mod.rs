@@ -35,6 +35,16 @@ pub const QB: i32 = 256;
 pub const QB_SHIFT: u32 = 8;
 /// Scores beyond this are clipped (far from the search's win scores).
 pub const MAX_SCORE: i32 = 10_000;
+/// Most sets of dense layers (buckets) a network may have.
+pub const MAX_BUCKETS: usize = 8;
+
+/// Which of `buckets` sets of dense layers evaluates a position of `pieces`
+/// pieces: the range 1..=24 cut into `buckets` equal parts, fewest pieces first.
+#[inline]
+#[must_use]
+pub fn bucket(pieces: u32, buckets: usize) -> usize {
+    (pieces.saturating_sub(1) as usize * buckets / 24).min(buckets.saturating_sub(1))
+}
 
 /// The four piece boards a perspective sees, as stored in positions:
 /// Black's men, Black's kings, White's men, White's kings.
@@ -52,6 +62,13 @@ impl Boards {
             pos.men(Color::White).0,
             pos.kings_of(Color::White).0,
         ])
+    }
+
+    /// Pieces on the board.
+    #[inline]
+    #[must_use]
+    pub fn pieces(&self) -> u32 {
+        self.0.iter().map(|b| b.count_ones()).sum()
     }
 }
 
@@ -84,6 +101,21 @@ pub fn for_each_input(boards: &Boards, perspective: Color, mut f: impl FnMut(usi
 mod tests {
     use super::*;
     use crate::board::Variant;
+
+    #[test]
+    fn buckets_cut_the_piece_counts_into_equal_parts() {
+        assert_eq!(bucket(24, 1), 0);
+        assert_eq!(bucket(2, 1), 0);
+        let four: Vec<usize> = (1..=24).map(|n| bucket(n, 4)).collect();
+        for (i, b) in four.iter().enumerate() {
+            assert_eq!(*b, i / 6, "{} pieces", i + 1);
+        }
+        assert_eq!(bucket(0, 4), 0);
+        assert_eq!(bucket(24, MAX_BUCKETS), MAX_BUCKETS - 1);
+        assert_eq!(bucket(4, 3), 0);
+        assert_eq!(bucket(9, 3), 1);
+        assert_eq!(bucket(17, 3), 2);
+    }
 
     #[test]
     fn each_perspective_sees_its_own_men_as_the_first_kind() {

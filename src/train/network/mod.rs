@@ -64,6 +64,9 @@ pub struct NetConfig {
     pub l1: usize,
     /// Second dense layer width.
     pub l2: usize,
+    /// Sets of dense layers, chosen by the number of pieces (1 to
+    /// [`crate::eval::network::MAX_BUCKETS`]).
+    pub buckets: usize,
 }
 
 impl Default for NetConfig {
@@ -80,6 +83,7 @@ impl Default for NetConfig {
             hidden: 128,
             l1: 16,
             l2: 32,
+            buckets: 1,
         }
     }
 }
@@ -94,13 +98,13 @@ pub fn train(
 ) -> (Network, f64) {
     let k = cfg.scale.unwrap_or_else(|| fit_scale(records));
     let ly = match init {
-        Some(n) => Layout::new(n.hidden, n.l1, n.l2),
-        None => Layout::new(cfg.hidden, cfg.l1, cfg.l2),
+        Some(n) => Layout::new(n.hidden, n.l1, n.l2, n.buckets),
+        None => Layout::new(cfg.hidden, cfg.l1, cfg.l2, cfg.buckets),
     };
     let held = ((records.len() as f64) * cfg.holdout) as usize;
     let samples: Vec<Sample> = records
         .par_iter()
-        .map(|r| sample(r, k, cfg.lambda))
+        .map(|r| sample(r, k, cfg.lambda, ly.buckets))
         .collect();
     let (train_set, holdout) = samples.split_at(samples.len() - held);
     let mut p = match init {
@@ -170,7 +174,7 @@ mod tests {
 
     #[test]
     fn the_engine_scores_like_the_trainers_quantised_forward_pass() {
-        let net = Network::random(5, 48, 16, 8);
+        let net = Network::random(5, 48, 16, 8, 4);
         let mut cache = crate::eval::EvalCache::new();
         let mut rng = SplitMix64(9);
         let mut pos = Position::startpos(Variant::English);
@@ -222,10 +226,10 @@ mod tests {
         let back = Network::from_bytes(&net.to_bytes(), "t").unwrap();
         assert_eq!(back, net);
         // the float model and the integer one agree to a few centi-men
-        let ly = Layout::new(16, 8, 8);
+        let ly = Layout::new(16, 8, 8, 1);
         let p = float_of(&net, &ly);
         let mut s = Scratch::new(&ly);
-        let smp = sample(&win, k, 1.0);
+        let smp = sample(&win, k, 1.0, 1);
         let f = f64::from(forward(&p, &ly, &smp.us, &smp.them, &mut s)) * CENTI_MEN_PER_UNIT;
         assert!((f - f64::from(w)).abs() < 8.0, "float {f} integer {w}");
     }

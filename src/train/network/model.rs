@@ -5,7 +5,7 @@
 use super::super::{cross_entropy, sigmoid, target};
 use crate::board::Color;
 use crate::datagen::record::Record;
-use crate::eval::network::{for_each_input, Boards, INPUTS};
+use crate::eval::network::{bucket, for_each_input, Boards, INPUTS};
 use crate::openings::SplitMix64;
 use rayon::prelude::*;
 
@@ -16,12 +16,15 @@ const FT_BIAS_CLIP: f32 = 32.0;
 /// Dense weights stay within this (`i16` at [`crate::eval::network::QB`]).
 const DENSE_CLIP: f32 = 127.0;
 
-/// Where each layer lives in the flat parameter vector.
+/// Where each layer lives in the flat parameter vector: the first layer,
+/// then each dense layer's weights and biases for every bucket in turn (the
+/// file's order).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     pub(super) h: usize,
     pub(super) l1: usize,
     pub(super) l2: usize,
+    pub(super) buckets: usize,
     pub(super) ft_w: usize,
     pub(super) ft_b: usize,
     pub(super) l1_w: usize,
@@ -34,19 +37,20 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    pub(super) fn new(h: usize, l1: usize, l2: usize) -> Layout {
+    pub(super) fn new(h: usize, l1: usize, l2: usize, buckets: usize) -> Layout {
         let ft_w = 0;
         let ft_b = ft_w + INPUTS * h;
         let l1_w = ft_b + h;
-        let l1_b = l1_w + l1 * 2 * h;
-        let l2_w = l1_b + l1;
-        let l2_b = l2_w + l2 * l1;
-        let out_w = l2_b + l2;
-        let out_b = out_w + l2;
+        let l1_b = l1_w + buckets * l1 * 2 * h;
+        let l2_w = l1_b + buckets * l1;
+        let l2_b = l2_w + buckets * l2 * l1;
+        let out_w = l2_b + buckets * l2;
+        let out_b = out_w + buckets * l2;
         Layout {
             h,
             l1,
             l2,
+            buckets,
             ft_w,
             ft_b,
             l1_w,
@@ -55,7 +59,22 @@ impl Layout {
             l2_b,
             out_w,
             out_b,
-            len: out_b + 1,
+            len: out_b + buckets,
+        }
+    }
+
+    /// The layout of bucket `b`'s dense layers: offsets of its own weights
+    /// and biases (the first-layer offsets unchanged).
+    #[inline(always)]
+    fn bucket(&self, b: usize) -> Layout {
+        Layout {
+            l1_w: self.l1_w + b * self.l1 * 2 * self.h,
+            l1_b: self.l1_b + b * self.l1,
+            l2_w: self.l2_w + b * self.l2 * self.l1,
+            l2_b: self.l2_b + b * self.l2,
+            out_w: self.out_w + b * self.l2,
+            out_b: self.out_b + b,
+            ..*self
         }
     }
 }
@@ -65,10 +84,11 @@ impl Layout {
 pub(super) struct Sample {
     pub(super) us: Vec<u16>,
     pub(super) them: Vec<u16>,
+    pub(super) bucket: u8,
     pub(super) target: f32,
 }
 
-pub(super) fn sample(r: &Record, k: f64, lambda: f64) -> Sample {
+pub(super) fn sample(r: &Record, k: f64, lambda: f64, buckets: usize) -> Sample {
     let b = Boards::of(&r.position);
     let stm = r.position.turn();
     let inputs = |c: Color| {
@@ -79,6 +99,7 @@ pub(super) fn sample(r: &Record, k: f64, lambda: f64) -> Sample {
     Sample {
         us: inputs(stm),
         them: inputs(!stm),
+        bucket: bucket(b.pieces(), buckets) as u8,
         target: target(r, k, lambda) as f32,
     }
 }
@@ -236,12 +257,13 @@ fn part_gradient_body(p: &[f32], ly: &Layout, part: &[&Sample], grad: &mut [f32]
     let mut s = Scratch::new(ly);
     let mut loss = 0.0f64;
     for smp in part {
-        let o = forward(p, ly, &smp.us, &smp.them, &mut s);
+        let bl = ly.bucket(usize::from(smp.bucket));
+        let o = forward(p, &bl, &smp.us, &smp.them, &mut s);
         let pr = sigmoid(f64::from(o));
         loss += cross_entropy(pr, f64::from(smp.target));
         backward(
             p,
-            ly,
+            &bl,
             &smp.us,
             &smp.them,
             &mut s,
@@ -266,7 +288,8 @@ pub(super) fn mean_loss(p: &[f32], ly: &Layout, samples: &[Sample]) -> f64 {
             let mut s = Scratch::new(ly);
             c.iter()
                 .map(|smp| {
-                    let o = forward(p, ly, &smp.us, &smp.them, &mut s);
+                    let bl = ly.bucket(usize::from(smp.bucket));
+                    let o = forward(p, &bl, &smp.us, &smp.them, &mut s);
                     cross_entropy(sigmoid(f64::from(o)), f64::from(smp.target))
                 })
                 .sum::<f64>()

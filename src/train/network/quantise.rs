@@ -4,7 +4,7 @@
 
 use super::model::Layout;
 use super::CENTI_MEN_PER_UNIT;
-use crate::eval::network::{for_each_input, Boards, Network, QA, QB, QB_SHIFT};
+use crate::eval::network::{bucket, for_each_input, Boards, Network, QA, QB, QB_SHIFT};
 
 pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
     let mut p = vec![0.0f32; ly.len];
@@ -25,7 +25,9 @@ pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
     for (i, &b) in net.l2_b.iter().enumerate() {
         p[ly.l2_b + i] = b as f32 / qab;
     }
-    p[ly.out_b] = net.out_b as f32 / qab;
+    for (i, &b) in net.out_b.iter().enumerate() {
+        p[ly.out_b + i] = b as f32 / qab;
+    }
     p
 }
 
@@ -45,6 +47,7 @@ pub(super) fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
         hidden: ly.h,
         l1: ly.l1,
         l2: ly.l2,
+        buckets: ly.buckets,
         scale: CENTI_MEN_PER_UNIT as u32,
         ft_w: q16(&p[ly.ft_w..ly.ft_b], QA as f32).into(),
         ft_b: q16(&p[ly.ft_b..ly.l1_w], QA as f32),
@@ -53,7 +56,7 @@ pub(super) fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
         l2_w: q16(&p[ly.l2_w..ly.l2_b], QB as f32).into(),
         l2_b: q32(&p[ly.l2_b..ly.out_w]),
         out_w: q16(&p[ly.out_w..ly.out_b], QB as f32).into(),
-        out_b: q32(&p[ly.out_b..])[0],
+        out_b: q32(&p[ly.out_b..]),
     }
 }
 
@@ -66,9 +69,12 @@ pub fn quantised_score(net: &Network, pos: &crate::board::Position) -> i32 {
     let b = Boards::of(pos);
     let stm = pos.turn();
     let mut x = Vec::with_capacity(2 * h);
+    let mut pieces = 0;
     for side in [stm, !stm] {
         let mut acc: Vec<i64> = net.ft_b.iter().map(|&v| i64::from(v)).collect();
+        pieces = 0;
         for_each_input(&b, side, |f| {
+            pieces += 1;
             for (j, a) in acc.iter_mut().enumerate() {
                 *a += i64::from(net.ft_w[f * h + j]);
             }
@@ -94,9 +100,20 @@ pub fn quantised_score(net: &Network, pos: &crate::board::Position) -> i32 {
             .map(|s| (s >> QB_SHIFT).clamp(0, i64::from(QA)))
             .collect()
     };
-    let a1 = act(layer(&x, &net.l1_w, &net.l1_b));
-    let a2 = act(layer(&a1, &net.l2_w, &net.l2_b));
-    let out = layer(&a2, &net.out_w, &[net.out_b])[0];
+    // this position's bucket: its own rows of each dense layer
+    let k = bucket(pieces, net.buckets);
+    let (l1, l2) = (net.l1, net.l2);
+    let a1 = act(layer(
+        &x,
+        &net.l1_w[k * l1 * 2 * h..(k + 1) * l1 * 2 * h],
+        &net.l1_b[k * l1..(k + 1) * l1],
+    ));
+    let a2 = act(layer(
+        &a1,
+        &net.l2_w[k * l2 * l1..(k + 1) * l2 * l1],
+        &net.l2_b[k * l2..(k + 1) * l2],
+    ));
+    let out = layer(&a2, &net.out_w[k * l2..(k + 1) * l2], &net.out_b[k..=k])[0];
     let cm = (out * i64::from(net.scale)).div_euclid(i64::from(QA * QB));
     cm.clamp(
         -i64::from(crate::eval::network::MAX_SCORE),
