@@ -34,7 +34,7 @@
 
 use super::accumulator::Accumulator;
 use super::kernels::{self, Aligned, Lanes};
-use super::{Boards, INPUTS, MAX_BUCKETS, MAX_SCORE, QA, QB};
+use super::{Boards, INPUTS, MAX_BUCKETS, MAX_PIECES, MAX_SCORE, QA, QB};
 use crate::board::Position;
 use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
 use std::path::Path;
@@ -52,8 +52,6 @@ const HEADER_LEN_V1: usize = 48;
 pub const MAX_HIDDEN: usize = 512;
 /// The widest dense layer this build evaluates.
 pub const MAX_DENSE: usize = 64;
-/// Most pieces on an English board.
-const MAX_PIECES: usize = 24;
 
 /// The network shipped with kingme (made by `kingme train --model network`, see `EVAL.md`).
 static BUILTIN: &[u8] = include_bytes!("english.kmn");

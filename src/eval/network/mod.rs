@@ -35,6 +35,8 @@ pub const QB: i32 = 256;
 pub const QB_SHIFT: u32 = 8;
 /// Scores beyond this are clipped (far from the search's win scores).
 pub const MAX_SCORE: i32 = 10_000;
+/// Most pieces on an English board (twelve a side).
+pub const MAX_PIECES: usize = 24;
 /// Most sets of dense layers (buckets) a network may have.
 pub const MAX_BUCKETS: usize = 8;
 
