@@ -28,10 +28,18 @@ fn temp(name: &str) -> std::path::PathBuf {
 #[test]
 fn eval_file_switches_the_evaluation_and_refuses_damaged_files() {
     let pos = Position::from_fen(Variant::English, FEN).unwrap();
-    // a file that differs from the builtin weights in the value of the move
+    // a pattern file that differs from the builtin weights in the value of the
+    // move, and whose score of FEN differs from the builtin network's (so the
+    // switch shows)
     let mut changed = (*LearnedWeights::builtin()).clone();
-    changed.w[SCALARS + 12][0] += 16 * 37;
-    changed.w[SCALARS + 12][1] += 16 * 37;
+    let network_cp = kingme::eval::Network::builtin().evaluate(&pos);
+    for _ in 0..4 {
+        changed.w[SCALARS + 12][0] += 16 * 37;
+        changed.w[SCALARS + 12][1] += 16 * 37;
+        if changed.evaluate(&pos) != network_cp {
+            break;
+        }
+    }
     let good = temp("good.kmw");
     changed.save(&good).unwrap();
     let mut bytes = changed.to_bytes();
