@@ -87,8 +87,7 @@ impl Accumulator {
         if changed == 0 {
             return;
         }
-        let pieces: u32 = new.iter().map(|b| b.count_ones()).sum();
-        if changed >= pieces {
+        if changed >= boards.pieces() {
             self.refresh(net, boards);
             return;
         }

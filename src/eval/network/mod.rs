@@ -41,11 +41,12 @@ pub const MAX_PIECES: usize = 24;
 pub const MAX_BUCKETS: usize = 8;
 
 /// Which of `buckets` sets of dense layers evaluates a position of `pieces`
-/// pieces: the range 1..=24 cut into `buckets` equal parts, fewest pieces first.
+/// pieces: the range 1..=[`MAX_PIECES`] cut into `buckets` equal parts,
+/// fewest pieces first.
 #[inline]
 #[must_use]
 pub fn bucket(pieces: u32, buckets: usize) -> usize {
-    (pieces.saturating_sub(1) as usize * buckets / 24).min(buckets.saturating_sub(1))
+    (pieces.saturating_sub(1) as usize * buckets / MAX_PIECES).min(buckets.saturating_sub(1))
 }
 
 /// The four piece boards a perspective sees, as stored in positions:
