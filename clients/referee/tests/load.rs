@@ -80,7 +80,7 @@ fn a_hostile_load_is_answered_line_by_line() {
         addr: server.addr.clone(),
         token: None,
         sessions: 8,
-        duration: Duration::from_secs(4),
+        duration: Duration::from_secs(8),
         max_ops: 400,
         movetime_ms: 20,
         grace: Duration::from_secs(10),
