@@ -198,6 +198,20 @@ fn datagen_then_train_write_files_that_load() {
     ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("multiple of 16"));
+    // and so are too many buckets
+    let out = run(&[
+        "train",
+        "--model",
+        "network",
+        "--data",
+        d,
+        "--out",
+        n,
+        "--buckets",
+        "9",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("buckets 1 to 8"));
 }
 
 #[test]

@@ -76,14 +76,7 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     }
     use kingme::eval::network::{file::MAX_DENSE, file::MAX_HIDDEN, MAX_BUCKETS};
     let (h, l1, l2, b) = (a.hidden, a.dense[0], a.dense[1], a.buckets);
-    if a.model == Model::Network
-        && (h == 0
-            || h % 16 != 0
-            || h > MAX_HIDDEN
-            || !(1..=MAX_DENSE).contains(&l1)
-            || !(1..=MAX_DENSE).contains(&l2)
-            || !(1..=MAX_BUCKETS).contains(&b))
-    {
+    if a.model == Model::Network && !kingme::eval::Network::evaluable(h, l1, l2, b) {
         return Err(format!(
             "--hidden {h} --dense {l1} {l2} --buckets {b}: the accumulator is a multiple of 16 up to {MAX_HIDDEN}, each dense layer 1 to {MAX_DENSE}, buckets 1 to {MAX_BUCKETS}"
         ));

@@ -131,6 +131,19 @@ impl Reader<'_> {
 }
 
 impl Network {
+    /// Whether this build evaluates a network of these widths: an accumulator
+    /// a multiple of 16 up to [`MAX_HIDDEN`], dense layers 1 to [`MAX_DENSE`]
+    /// wide, 1 to [`MAX_BUCKETS`] buckets.
+    #[must_use]
+    pub fn evaluable(hidden: usize, l1: usize, l2: usize, buckets: usize) -> bool {
+        hidden > 0
+            && hidden.is_multiple_of(16)
+            && hidden <= MAX_HIDDEN
+            && (1..=MAX_DENSE).contains(&l1)
+            && (1..=MAX_DENSE).contains(&l2)
+            && (1..=MAX_BUCKETS).contains(&buckets)
+    }
+
     /// The largest network file this build reads.
     pub const MAX_FILE_LEN: usize =
         HEADER_LEN + Self::payload_len(MAX_HIDDEN, MAX_DENSE, MAX_DENSE, MAX_BUCKETS);
@@ -273,14 +286,7 @@ impl Network {
                 "{inputs} inputs with units {qa}/{qb}: this kingme reads {INPUTS} inputs, units {QA}/{QB}"
             )));
         }
-        if hidden == 0
-            || hidden % 16 != 0
-            || hidden > MAX_HIDDEN
-            || !(1..=MAX_DENSE).contains(&l1)
-            || !(1..=MAX_DENSE).contains(&l2)
-            || !(1..=100_000).contains(&scale)
-            || !(1..=MAX_BUCKETS).contains(&buckets)
-        {
+        if !Network::evaluable(hidden, l1, l2, buckets) || !(1..=100_000).contains(&scale) {
             return Err(bad(format!(
                 "architecture {INPUTS}x2x{hidden}-({l1}-{l2}-1)x{buckets} with scale {scale} is outside what this kingme evaluates"
             )));
