@@ -94,7 +94,9 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().count(), egdb::plan(4).len() + 2, "{stdout}");
 
-    // slice by slice, each in its own process, in plan order: identical files
+    // slice by slice, each in its own process, in plan order, with a cache
+    // of one MiB of decoded blocks (the smaller slices' blocks are evicted
+    // and decoded again): identical files
     let out = kingme(&["egdb", "plan", "--pieces", "4"]);
     let plan: Vec<String> = text(&out.stdout)
         .lines()
@@ -109,6 +111,8 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
             "--quiet",
             "--threads",
             "1",
+            "--cache",
+            "1",
             "--slice",
             name,
             "--dir",
@@ -117,6 +121,9 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
     assert_eq!(files(&one), files(&dir));
+    let out = kingme(&["egdb", "build", "--cache", "0", "--dir", one.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--cache"), "{}", text(&out.stderr));
 
     // the set built into kingme holds these very files: its slices of up to
     // 4 pieces are what this build wrote

@@ -185,6 +185,16 @@ impl Position {
         list
     }
 
+    /// [`Position::legal_moves`] into `list` (cleared first): no list is
+    /// returned, so none is copied (a list is a few KB).
+    #[inline]
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        self.legal_moves_all_paths_into(list);
+        if self.variant == Variant::English {
+            list.dedup_effects();
+        }
+    }
+
     /// Legal moves with every capture path listed (perft's convention).
     #[must_use]
     pub fn legal_moves_all_paths(&self) -> MoveList {

@@ -86,6 +86,10 @@ pub struct BuildArgs {
     /// builder's values (0: none; all when the slice is smaller).
     #[arg(long, value_name = "K", default_value_t = 1_000_000)]
     check: u64,
+    /// MiB of decoded blocks of the smaller compact slices kept in memory
+    /// (a slice's captures and crownings probe them for every position).
+    #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    cache: u64,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -236,6 +240,7 @@ fn run_pack(a: PackArgs) -> Result<(), String> {
 
 fn run_build(a: BuildArgs) -> Result<(), String> {
     let dir = dir_of(&a.dir)?;
+    egdb::cache::set_capacity((a.cache as usize) << 20);
     let t = Instant::now();
     let bar = if a.quiet {
         indicatif::ProgressBar::hidden()

@@ -24,7 +24,7 @@
 use super::cache::{self, DECODED_BYTES};
 use super::file::{self, FileError, Kind, HEADER_LEN};
 use super::Material;
-use crate::board::Position;
+use crate::board::{MoveList, Position};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -74,7 +74,9 @@ pub fn left_out(pos: &Position) -> Option<LeftOut> {
     if !pos.threatened() {
         return None;
     }
-    let all_resolved = pos.legal_moves().iter().all(|&m| {
+    let mut moves = MoveList::new();
+    pos.legal_moves_into(&mut moves);
+    let all_resolved = moves.iter().all(|&m| {
         let child = pos.after(m);
         child.must_capture() || !child.threatened()
     });
@@ -102,6 +104,28 @@ pub const fn index_at(j: u64, n: u64) -> u64 {
     } else {
         ((j - half) << 1) | 1
     }
+}
+
+/// One block decoded (at most [`DECODED_BYTES`]), by a decoder kept per thread
+/// (making one costs about as much as a small block's decoding); `None` when
+/// the frame is not a valid block.
+fn decompress(block: &[u8]) -> Option<Arc<[u8]>> {
+    thread_local! {
+        static DECODER: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    DECODER.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        let mut out = Vec::with_capacity(DECODED_BYTES);
+        match d.as_mut() {
+            Some(dec) => dec.decompress_to_buffer(block, &mut out).ok()?,
+            None => return zstd::bulk::decompress(block, DECODED_BYTES).ok().map(Arc::from),
+        };
+        Some(Arc::from(out))
+    })
 }
 
 /// zstd level of the conversion blocks.
@@ -383,10 +407,8 @@ impl Compact {
         }
         let decoded = cache::get_or_decode(self.id << 32 | b as u64, || {
             let block = self.block(b)?;
-            zstd::bulk::decompress(block, DECODED_BYTES)
-                .ok()
+            decompress(block)
                 .filter(|d| d.len() == DECODED_BYTES || b + 1 == self.blocks)
-                .map(Arc::<[u8]>::from)
                 .ok_or_else(corrupt)
         })?;
         match self.kind {

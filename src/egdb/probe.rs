@@ -8,7 +8,7 @@ use super::file::{self, FileError, Kind};
 use super::index::{mirror, SliceIndex};
 use super::pack;
 use super::{Material, Wdl};
-use crate::board::{Move, Outcome, Position, Variant};
+use crate::board::{Move, MoveList, Outcome, Position, Variant};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -405,7 +405,9 @@ impl Tablebase {
     /// other move leads to a position that is stored.
     fn search_value(&self, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
         let mut best = Wdl::Loss;
-        for &m in p.legal_moves().iter() {
+        let mut moves = MoveList::new();
+        p.legal_moves_into(&mut moves);
+        for &m in moves.iter() {
             match self.wdl(&p.after(m), wait)?.flipped() {
                 Wdl::Win => return Ok(Wdl::Win),
                 Wdl::Draw => best = Wdl::Draw,
