@@ -333,10 +333,11 @@ pub fn build_slice(
             None => done(bl as u64),
         }
     }
+    let white = ix.white_king_sets();
     for level in levels.iter().rev() {
         let solved: Vec<Solved> = level
             .par_iter()
-            .map(|&(b, men)| solve_block(&ix, b, men, &values, tb))
+            .map(|&(b, men)| solve_block(&ix, b, men, &white, &values, tb))
             .collect::<Result<_, _>>()
             .map_err(|source| BuildError::Probe { slice: mat, source })?;
         for (b, v, d) in solved {
@@ -371,14 +372,17 @@ fn child_value(
 
 const UNDECIDED: u8 = 0xff;
 
-/// Solves one block; `values` holds the finished blocks of the slice.
+/// Solves one block; `values` holds the finished blocks of the slice,
+/// `white` the white kings' placements ([`SliceIndex::white_king_sets`]).
 fn solve_block(
     ix: &SliceIndex,
     b: u64,
     men: Men,
+    white: &[u32],
     values: &[u8],
     tb: &Tablebase,
 ) -> Result<Solved, ProbeError> {
+    let block = ix.block_positions(men, white);
     let bl = ix.block_len() as usize;
     let base = b * ix.block_len();
     let mut value = vec![UNDECIDED; bl];
@@ -389,7 +393,7 @@ fn solve_block(
     let mut buckets: Vec<Vec<u32>> = vec![Vec::new(), Vec::new()];
     let mut moves = MoveList::new();
     for i in 0..bl {
-        let pos = ix.position_in_block(men, i as u64);
+        let pos = block.position(i as u64);
         pos.legal_moves_all_paths_into(&mut moves);
         if moves.is_empty() {
             decide(&mut value, &mut dist, &mut buckets, i, Wdl::Loss, 0);
@@ -428,7 +432,7 @@ fn solve_block(
         for i in bucket {
             let wins = value[i as usize] == Wdl::Win.code();
             // parents: the opponent's king stepped here from an empty neighbour
-            let pos = ix.position_in_block(men, u64::from(i));
+            let pos = block.position(u64::from(i));
             let them = !pos.turn();
             let empty = !pos.occupied().0;
             let mut k = pos.kings_of(them).0;

@@ -63,13 +63,22 @@ fn rank(mut set: u32) -> u64 {
 #[inline]
 fn unrank(mut r: u64, k: u32) -> u32 {
     let mut set = 0;
+    // each element is below the one found before it (at first: 32)
+    let mut above = 32;
     for i in (1..=k).rev() {
-        let mut c = i - 1;
-        while binom(c + 1, i) <= r {
-            c += 1;
+        // the largest c with binom(c, i) <= r; binom(i - 1, i) = 0 always is
+        let (mut lo, mut hi) = (i - 1, above);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if binom(mid, i) <= r {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
         }
-        r -= binom(c, i);
-        set |= 1 << c;
+        r -= binom(lo, i);
+        set |= 1 << lo;
+        above = lo;
     }
     set
 }
@@ -94,16 +103,18 @@ fn squeeze(set: u32, removed: u32) -> u32 {
 fn spread(set: u32, removed: u32) -> u32 {
     let mut out = 0;
     let mut free = !removed;
-    let mut i = 0;
+    // number of the lowest square still in `free`
+    let mut next = 0;
     let mut s = set;
     while s != 0 {
-        let bit = free & free.wrapping_neg();
-        if s & (1 << i) != 0 {
-            out |= bit;
-            s &= !(1 << i);
+        let n = s.trailing_zeros();
+        s &= s - 1;
+        for _ in next..n {
+            free &= free - 1;
         }
-        free ^= bit;
-        i += 1;
+        out |= free & free.wrapping_neg();
+        free &= free - 1;
+        next = n + 1;
     }
     out
 }
@@ -236,11 +247,71 @@ impl SliceIndex {
         )
     }
 
+    /// Every placement of the white kings in a block, in index order, as
+    /// numbers among the squares the men and black kings leave free (what
+    /// [`SliceIndex::block_positions`] takes; the same for every block).
+    #[must_use]
+    pub fn white_king_sets(&self) -> Vec<u32> {
+        (0..self.wk_sets)
+            .map(|r| unrank(r, self.mat.wk.into()))
+            .collect()
+    }
+
+    /// The positions of block `men`, for reading many of them: the black
+    /// kings' placements are worked out once. `white` is
+    /// [`SliceIndex::white_king_sets`].
+    #[must_use]
+    pub fn block_positions<'a>(&self, men: Men, white: &'a [u32]) -> BlockPositions<'a> {
+        let occ = men.black | men.white;
+        BlockPositions {
+            men,
+            black: (0..self.bk_sets)
+                .map(|r| spread(unrank(r, self.mat.bk.into()), occ))
+                .collect(),
+            white,
+        }
+    }
+
     /// The position at index `i`, or `None` when the index stands for no position.
     #[must_use]
     pub fn position(&self, i: u64) -> Option<Position> {
         let men = self.men(i / self.block_len())?;
         Some(self.position_in_block(men, i % self.block_len()))
+    }
+}
+
+/// The positions of one block, read by their index in the block as
+/// [`SliceIndex::position_in_block`] reads them.
+#[derive(Clone, Debug)]
+pub struct BlockPositions<'a> {
+    men: Men,
+    /// The black kings' squares of each placement.
+    black: Vec<u32>,
+    /// The white kings' placements, squeezed.
+    white: &'a [u32],
+}
+
+impl BlockPositions<'_> {
+    /// The position at index `i` of the block.
+    #[inline]
+    #[must_use]
+    pub fn position(&self, i: u64) -> Position {
+        let turn = if i & 1 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let k = (i >> 1) as usize;
+        let n = self.white.len();
+        let bk = self.black[k / n];
+        let wk = spread(self.white[k % n], self.men.black | self.men.white | bk);
+        Position::from_parts(
+            Variant::English,
+            Bitboard(self.men.black | bk),
+            Bitboard(self.men.white | wk),
+            Bitboard(bk | wk),
+            turn,
+        )
     }
 }
 
@@ -273,12 +344,69 @@ mod tests {
     }
 
     #[test]
+    fn unrank_inverts_rank_for_up_to_eight_of_32() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for k in 0..=8u32 {
+            for step in 0..2000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // the first and last ranks, then random ones
+                let r = match step {
+                    0 => 0,
+                    1 => binom(32, k) - 1,
+                    _ => x % binom(32, k),
+                };
+                let s = unrank(r, k);
+                assert_eq!(s.count_ones(), k, "{k} {r}");
+                assert_eq!(rank(s), r, "{k} {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn spread_puts_the_nth_number_on_the_nth_free_square() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let removed = (x as u32) & (x >> 32) as u32;
+            let free: Vec<u32> = (0..32).filter(|b| removed & (1 << b) == 0).collect();
+            let set = ((x >> 17) as u32) & ((1u64 << free.len()) - 1) as u32;
+            let want = (0..free.len())
+                .filter(|&n| set & (1 << n) != 0)
+                .fold(0u32, |o, n| o | 1 << free[n]);
+            assert_eq!(spread(set, removed), want, "{set:#x} {removed:#x}");
+            assert_eq!(squeeze(want, removed), set);
+        }
+    }
+
+    #[test]
     fn squeeze_spread_round_trip() {
         let removed = 0b1011_0010;
         for set in [0u32, 1, 0b101, 0b1_0000_0001, 0x0f00_0000] {
             let sq = squeeze(spread(set, removed), removed);
             assert_eq!(sq, set);
         }
+    }
+
+    #[test]
+    fn a_block_reads_its_positions_as_the_index_does() {
+        let mut blocks = 0;
+        for m in super::super::plan(4) {
+            let ix = SliceIndex::new(m);
+            let white = ix.white_king_sets();
+            for b in (0..ix.blocks()).step_by(7) {
+                let Some(men) = ix.men(b) else { continue };
+                let block = ix.block_positions(men, &white);
+                for i in 0..ix.block_len() {
+                    assert_eq!(block.position(i), ix.position_in_block(men, i), "{m} {b} {i}");
+                }
+                blocks += 1;
+            }
+        }
+        assert!(blocks > 100, "{blocks}");
     }
 
     #[test]
