@@ -121,9 +121,20 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
     assert_eq!(files(&one), files(&dir));
-    let out = kingme(&["egdb", "build", "--cache", "0", "--dir", one.to_str().unwrap()]);
+    let out = kingme(&[
+        "egdb",
+        "build",
+        "--cache",
+        "0",
+        "--dir",
+        one.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--cache"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--cache"),
+        "{}",
+        text(&out.stderr)
+    );
 
     // the set built into kingme holds these very files: its slices of up to
     // 4 pieces are what this build wrote

@@ -25,7 +25,7 @@
 use super::compact::{Compact, COMPACT_VERSION};
 use super::convert::{self, ConvertError, Unpacked};
 use super::file::{self, FileError, Kind};
-use super::index::{mirror, Men, SliceIndex};
+use super::index::{mirror, BlockPositions, KingSets, Men, SliceIndex};
 use super::lock::remove_stale_temporaries;
 pub use super::lock::{DirLock, LockError};
 use super::probe::{ProbeError, Tablebase};
@@ -333,11 +333,11 @@ pub fn build_slice(
             None => done(bl as u64),
         }
     }
-    let white = ix.white_king_sets();
+    let kings = ix.king_sets();
     for level in levels.iter().rev() {
         let solved: Vec<Solved> = level
             .par_iter()
-            .map(|&(b, men)| solve_block(&ix, b, men, &white, &values, tb))
+            .map(|&(b, men)| solve_block(&ix, b, men, &kings, &values, tb))
             .collect::<Result<_, _>>()
             .map_err(|source| BuildError::Probe { slice: mat, source })?;
         for (b, v, d) in solved {
@@ -373,16 +373,16 @@ fn child_value(
 const UNDECIDED: u8 = 0xff;
 
 /// Solves one block; `values` holds the finished blocks of the slice,
-/// `white` the white kings' placements ([`SliceIndex::white_king_sets`]).
+/// `kings` the slice's [`SliceIndex::king_sets`].
 fn solve_block(
     ix: &SliceIndex,
     b: u64,
     men: Men,
-    white: &[u32],
+    kings: &KingSets,
     values: &[u8],
     tb: &Tablebase,
 ) -> Result<Solved, ProbeError> {
-    let block = ix.block_positions(men, white);
+    let block = BlockPositions::new(men, kings);
     let bl = ix.block_len() as usize;
     let base = b * ix.block_len();
     let mut value = vec![UNDECIDED; bl];

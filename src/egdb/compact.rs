@@ -122,7 +122,11 @@ fn decompress(block: &[u8]) -> Option<Arc<[u8]>> {
         let mut out = Vec::with_capacity(DECODED_BYTES);
         match d.as_mut() {
             Some(dec) => dec.decompress_to_buffer(block, &mut out).ok()?,
-            None => return zstd::bulk::decompress(block, DECODED_BYTES).ok().map(Arc::from),
+            None => {
+                return zstd::bulk::decompress(block, DECODED_BYTES)
+                    .ok()
+                    .map(Arc::from)
+            }
         };
         Some(Arc::from(out))
     })

@@ -4,7 +4,7 @@
 
 use super::compact::{self, LeftOut, COMPACT_VERSION, DISTANCE_BLOCK, DONT_CARE, VALUE_BLOCK};
 use super::file::{self, FileError, Kind};
-use super::index::SliceIndex;
+use super::index::{KingSets, Men, SliceIndex};
 use super::probe::{ProbeError, Tablebase};
 use super::{Material, Wdl, NOT_A_POSITION};
 use rayon::prelude::*;
@@ -106,21 +106,30 @@ impl SliceSource for Unpacked<'_> {
 /// it covers. A position a probe never reads from the file is
 /// [`DONT_CARE`]: an index that is no position, a position [`left_out`] of
 /// the values, and in the distances a draw or a position with a capture
-/// pending.
+/// pending. `kings` is the slice's [`SliceIndex::king_sets`].
 fn encode_block(
     ix: &SliceIndex,
+    kings: &KingSets,
     src: &dyn SliceSource,
     b: u64,
 ) -> std::io::Result<(Vec<u8>, Vec<Vec<u8>>)> {
     let n = ix.len();
+    let bl = ix.block_len();
     let start = b * VALUE_BLOCK;
     let end = (start + VALUE_BLOCK).min(n);
     let mut codes = Vec::with_capacity((end - start) as usize);
     let mut dist = Vec::with_capacity((end - start) as usize);
+    // the men of the index's block read last: stored neighbours are mostly
+    // in one block
+    let mut men: Option<(u64, Option<Men>)> = None;
     for j in start..end {
         let i = compact::index_at(j, n);
         let c = src.code(i);
-        let why = match ix.position(i) {
+        if men.map(|m| m.0) != Some(i / bl) {
+            men = Some((i / bl, ix.men(i / bl)));
+        }
+        let pos = men.and_then(|m| m.1).map(|m| kings.position(m, i % bl));
+        let why = match pos {
             Some(p) if c != NOT_A_POSITION => Ok(compact::left_out(&p)),
             _ => Err(()),
         };
@@ -152,9 +161,10 @@ pub fn write_slice(
 ) -> Result<(u64, u64), FileError> {
     let ix = SliceIndex::new(mat);
     let blocks = ix.len().div_ceil(VALUE_BLOCK);
+    let kings = ix.king_sets();
     let encoded: Vec<(Vec<u8>, Vec<Vec<u8>>)> = (0..blocks)
         .into_par_iter()
-        .map(|b| encode_block(&ix, src, b))
+        .map(|b| encode_block(&ix, &kings, src, b))
         .collect::<Result<_, _>>()
         .map_err(|source| FileError::Io {
             path: file::path(dir, mat, Kind::Values),

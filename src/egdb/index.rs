@@ -247,28 +247,14 @@ impl SliceIndex {
         )
     }
 
-    /// Every placement of the white kings in a block, in index order, as
-    /// numbers among the squares the men and black kings leave free (what
-    /// [`SliceIndex::block_positions`] takes; the same for every block).
+    /// Every placement of the kings, unranked once for reading many
+    /// positions of the slice ([`KingSets::position`], [`BlockPositions`]).
     #[must_use]
-    pub fn white_king_sets(&self) -> Vec<u32> {
-        (0..self.wk_sets)
-            .map(|r| unrank(r, self.mat.wk.into()))
-            .collect()
-    }
-
-    /// The positions of block `men`, for reading many of them: the black
-    /// kings' placements are worked out once. `white` is
-    /// [`SliceIndex::white_king_sets`].
-    #[must_use]
-    pub fn block_positions<'a>(&self, men: Men, white: &'a [u32]) -> BlockPositions<'a> {
-        let occ = men.black | men.white;
-        BlockPositions {
-            men,
-            black: (0..self.bk_sets)
-                .map(|r| spread(unrank(r, self.mat.bk.into()), occ))
-                .collect(),
-            white,
+    pub fn king_sets(&self) -> KingSets {
+        let sets = |n: u64, k: u8| (0..n).map(|r| unrank(r, k.into())).collect();
+        KingSets {
+            black: sets(self.bk_sets, self.mat.bk),
+            white: sets(self.wk_sets, self.mat.wk),
         }
     }
 
@@ -280,38 +266,78 @@ impl SliceIndex {
     }
 }
 
-/// The positions of one block, read by their index in the block as
-/// [`SliceIndex::position_in_block`] reads them.
+/// Every placement of a slice's kings in index order, as numbers among
+/// the squares left free (black kings: by the men; white kings: by the men
+/// and black kings).
+#[derive(Clone, Debug)]
+pub struct KingSets {
+    black: Vec<u32>,
+    white: Vec<u32>,
+}
+
+impl KingSets {
+    /// The position at index `i` of block `men`, as
+    /// [`SliceIndex::position_in_block`] gives it.
+    #[inline]
+    #[must_use]
+    pub fn position(&self, men: Men, i: u64) -> Position {
+        let k = (i >> 1) as usize;
+        let n = self.white.len();
+        let bk = spread(self.black[k / n], men.black | men.white);
+        place_kings(men, bk, self.white[k % n], i)
+    }
+}
+
+/// The position of `men`, black kings on `bk`, white kings on the squares
+/// `white` numbers among those left free, and the side to move of index `i`.
+#[inline]
+fn place_kings(men: Men, bk: u32, white: u32, i: u64) -> Position {
+    let turn = if i & 1 == 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let wk = spread(white, men.black | men.white | bk);
+    Position::from_parts(
+        Variant::English,
+        Bitboard(men.black | bk),
+        Bitboard(men.white | wk),
+        Bitboard(bk | wk),
+        turn,
+    )
+}
+
+/// The positions of one block, for reading all of them: the black kings'
+/// squares are worked out once.
 #[derive(Clone, Debug)]
 pub struct BlockPositions<'a> {
     men: Men,
     /// The black kings' squares of each placement.
     black: Vec<u32>,
-    /// The white kings' placements, squeezed.
+    /// The white kings' placements.
     white: &'a [u32],
 }
 
-impl BlockPositions<'_> {
-    /// The position at index `i` of the block.
+impl<'a> BlockPositions<'a> {
+    /// The positions of block `men` of the slice whose kings are `sets`.
+    #[must_use]
+    pub fn new(men: Men, sets: &'a KingSets) -> BlockPositions<'a> {
+        let occ = men.black | men.white;
+        BlockPositions {
+            men,
+            black: sets.black.iter().map(|&b| spread(b, occ)).collect(),
+            white: &sets.white,
+        }
+    }
+
+    /// The position at index `i` of the block, as
+    /// [`SliceIndex::position_in_block`] gives it.
     #[inline]
     #[must_use]
     pub fn position(&self, i: u64) -> Position {
-        let turn = if i & 1 == 0 {
-            Color::Black
-        } else {
-            Color::White
-        };
         let k = (i >> 1) as usize;
         let n = self.white.len();
-        let bk = self.black[k / n];
-        let wk = spread(self.white[k % n], self.men.black | self.men.white | bk);
-        Position::from_parts(
-            Variant::English,
-            Bitboard(self.men.black | bk),
-            Bitboard(self.men.white | wk),
-            Bitboard(bk | wk),
-            turn,
-        )
+        place_kings(self.men, self.black[k / n], self.white[k % n], i)
     }
 }
 
@@ -396,12 +422,14 @@ mod tests {
         let mut blocks = 0;
         for m in super::super::plan(4) {
             let ix = SliceIndex::new(m);
-            let white = ix.white_king_sets();
+            let sets = ix.king_sets();
             for b in (0..ix.blocks()).step_by(7) {
                 let Some(men) = ix.men(b) else { continue };
-                let block = ix.block_positions(men, &white);
+                let block = BlockPositions::new(men, &sets);
                 for i in 0..ix.block_len() {
-                    assert_eq!(block.position(i), ix.position_in_block(men, i), "{m} {b} {i}");
+                    let want = ix.position_in_block(men, i);
+                    assert_eq!(block.position(i), want, "{m} {b} {i}");
+                    assert_eq!(sets.position(men, i), want, "{m} {b} {i}");
                 }
                 blocks += 1;
             }
