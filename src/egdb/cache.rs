@@ -84,6 +84,39 @@ pub fn get_or_decode<E>(
     Ok(d)
 }
 
+/// Blocks each thread read last, by key, direct-mapped: a thread that reads
+/// one block again (a search or a build does, over and over) finds it here
+/// without the shared cache's locks and counters. At most this many blocks
+/// a thread, besides the shared cache's bound.
+const RECENT: usize = 32;
+
+thread_local! {
+    static RECENTLY_READ: std::cell::RefCell<Vec<(u64, Option<Arc<[u8]>>)>> =
+        std::cell::RefCell::new(vec![(0, None); RECENT]);
+}
+
+/// `read` applied to the block of `key`, taken from the blocks this thread
+/// read last, else as [`get_or_decode`] gives it.
+pub fn with_block<E, R>(
+    key: u64,
+    decode: impl FnOnce() -> Result<Arc<[u8]>, E>,
+    read: impl FnOnce(&[u8]) -> R,
+) -> Result<R, E> {
+    RECENTLY_READ.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let slot = &mut recent[slot_of(key, RECENT)];
+        if slot.0 == key {
+            if let Some(block) = &slot.1 {
+                return Ok(read(block));
+            }
+        }
+        let block = get_or_decode(key, decode)?;
+        let out = read(&block);
+        *slot = (key, Some(block));
+        Ok(out)
+    })
+}
+
 /// The slot of `key` among `n` (a multiplicative hash, so that neighbouring
 /// blocks of one file and the same block of two files spread).
 fn slot_of(key: u64, n: usize) -> usize {
@@ -108,6 +141,33 @@ mod tests {
         assert_eq!(calls.get(), 1, "decoded once");
         assert!(capacity() >= DECODED_BYTES);
         let err = get_or_decode::<&str>(0xdead_beef_0000_0002, || Err("corrupt"));
+        assert_eq!(err.unwrap_err(), "corrupt");
+    }
+
+    #[test]
+    fn a_block_read_again_by_a_thread_is_neither_decoded_nor_mixed_up() {
+        let calls = std::cell::Cell::new(0);
+        let block = |fill: u8| {
+            move || {
+                calls.set(calls.get() + 1);
+                Ok::<_, ()>(Arc::from(vec![fill; 4]))
+            }
+        };
+        // keys of one recent slot and of others, read in turns
+        let keys: Vec<u64> = (1..=200u64).map(|k| 0xfeed_0000_0000_0000 | k).collect();
+        for round in 0..3 {
+            for (i, &k) in keys.iter().enumerate() {
+                let got = with_block(k, block(i as u8), |b| b.to_vec()).unwrap();
+                assert_eq!(got, vec![i as u8; 4], "round {round} key {k:#x}");
+            }
+        }
+        let before = calls.get();
+        let k = keys[7];
+        for _ in 0..10 {
+            assert_eq!(with_block(k, block(7), |b| b[0]).unwrap(), 7);
+        }
+        assert!(calls.get() <= before + 1, "read again without decoding");
+        let err = with_block::<&str, ()>(0xfeed_0001_0000_0000, || Err("corrupt"), |_| ());
         assert_eq!(err.unwrap_err(), "corrupt");
     }
 }

@@ -409,16 +409,18 @@ impl Compact {
         if b >= self.blocks {
             return Err(corrupt());
         }
-        let decoded = cache::get_or_decode(self.id << 32 | b as u64, || {
+        let decode = || {
             let block = self.block(b)?;
             decompress(block)
                 .filter(|d| d.len() == DECODED_BYTES || b + 1 == self.blocks)
                 .ok_or_else(corrupt)
-        })?;
-        match self.kind {
-            Kind::Values => value_at(&decoded, at as usize),
-            Kind::Conversion => decoded.get(at as usize).copied(),
-        }
+        };
+        cache::with_block(self.id << 32 | b as u64, decode, |decoded| {
+            match self.kind {
+                Kind::Values => value_at(decoded, at as usize),
+                Kind::Conversion => decoded.get(at as usize).copied(),
+            }
+        })?
         .ok_or_else(corrupt)
     }
 
