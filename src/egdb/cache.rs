@@ -90,8 +90,11 @@ pub fn get_or_decode<E>(
 /// a thread, besides the shared cache's bound.
 const RECENT: usize = 32;
 
+/// A block held by key (`None`: nothing yet).
+type Held = (u64, Option<Arc<[u8]>>);
+
 thread_local! {
-    static RECENTLY_READ: std::cell::RefCell<Vec<(u64, Option<Arc<[u8]>>)>> =
+    static RECENTLY_READ: std::cell::RefCell<Vec<Held>> =
         std::cell::RefCell::new(vec![(0, None); RECENT]);
 }
 
@@ -147,6 +150,7 @@ mod tests {
     #[test]
     fn a_block_read_again_by_a_thread_is_neither_decoded_nor_mixed_up() {
         let calls = std::cell::Cell::new(0);
+        let calls = &calls;
         let block = |fill: u8| {
             move || {
                 calls.set(calls.get() + 1);
