@@ -229,22 +229,12 @@ impl SliceIndex {
     /// The position at index `i` of block `men` (`i` counted from the block's start).
     #[must_use]
     pub fn position_in_block(&self, men: Men, i: u64) -> Position {
-        let turn = if i & 1 == 0 {
-            Color::Black
-        } else {
-            Color::White
-        };
         let k = i >> 1;
-        let occ = men.black | men.white;
-        let bk = spread(unrank(k / self.wk_sets, self.mat.bk.into()), occ);
-        let wk = spread(unrank(k % self.wk_sets, self.mat.wk.into()), occ | bk);
-        Position::from_parts(
-            Variant::English,
-            Bitboard(men.black | bk),
-            Bitboard(men.white | wk),
-            Bitboard(bk | wk),
-            turn,
-        )
+        let bk = spread(
+            unrank(k / self.wk_sets, self.mat.bk.into()),
+            men.black | men.white,
+        );
+        place_kings(men, bk, unrank(k % self.wk_sets, self.mat.wk.into()), i)
     }
 
     /// Every placement of the kings, unranked once for reading many
