@@ -178,10 +178,8 @@ impl Position {
     /// (same start, end and captured set) merged into one.
     #[must_use]
     pub fn legal_moves(&self) -> MoveList {
-        let mut list = self.legal_moves_all_paths();
-        if self.variant == Variant::English {
-            list.dedup_effects();
-        }
+        let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
         list
     }
 
