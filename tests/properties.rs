@@ -11,7 +11,8 @@
 //!   candidates; a move that isn't legal is an `Illegal` error listing the legal
 //!   moves.
 //! - `Game::play` then `Game::undo` restores the position and its hash.
-//! - The incrementally kept hash equals `compute_hash` all along random games.
+//! - The incrementally kept hash equals `compute_hash` all along random games,
+//!   and a king's step taken back (`before_king_step`) gives the position before it.
 //! - Fuzz: arbitrary strings (and arbitrary bytes converted lossily) fed to
 //!   `Position::from_fen` (both variants), `Position::parse_move` and
 //!   `str::parse::<Variant>` never panic, and every error holds the offending text.
@@ -365,6 +366,20 @@ proptest! {
         for p in game.positions() {
             prop_assert_eq!(p.hash(), p.compute_hash(), "{}", p);
             prop_assert_eq!(p.with_turn(!p.turn()).hash(), p.with_turn(!p.turn()).compute_hash());
+        }
+    }
+
+    #[test]
+    fn a_king_step_taken_back_gives_the_position_and_key(game in game_from_random_strategy()) {
+        for p in game.positions() {
+            for &m in p.legal_moves().iter() {
+                if m.is_capture() || !p.kings().contains(m.from()) {
+                    continue;
+                }
+                let back = p.after(m).before_king_step(m.from(), m.to());
+                prop_assert_eq!(back, *p, "{} {}", p, m);
+                prop_assert_eq!(back.hash(), back.compute_hash());
+            }
         }
     }
 }

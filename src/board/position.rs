@@ -174,6 +174,26 @@ impl Position {
         p
     }
 
+    /// The position before the side that just moved stepped a king from
+    /// `from` to `to` (a retro-move, as a database builder walks back): that
+    /// side's king on `to` goes back to the empty square `from`, and it is
+    /// that side's turn again.
+    #[must_use]
+    pub fn before_king_step(&self, from: Square, to: Square) -> Position {
+        let them = !self.turn;
+        let (f, t) = (1u32 << from.index(), 1u32 << to.index());
+        debug_assert!(self.pieces[them].0 & self.kings.0 & t != 0);
+        debug_assert!(self.occupied().0 & f == 0);
+        let mut p = *self;
+        p.pieces[them].0 ^= f | t;
+        p.kings.0 ^= f | t;
+        p.turn = them;
+        p.hash ^= zobrist::WHITE_TO_MOVE
+            ^ piece_key(them, Role::King, from.index())
+            ^ piece_key(them, Role::King, to.index());
+        p
+    }
+
     /// Legal moves as a player sees them: captures if any, duplicate capture paths
     /// (same start, end and captured set) merged into one.
     #[must_use]

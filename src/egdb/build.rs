@@ -31,7 +31,7 @@ pub use super::lock::{DirLock, LockError};
 use super::probe::{ProbeError, Tablebase};
 use super::{plan, Material, Wdl, NOT_A_POSITION};
 use crate::board::movegen::step;
-use crate::board::{Bitboard, Color, English, MoveList, Position, Variant};
+use crate::board::{English, MoveList, Position, Square};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -444,14 +444,9 @@ fn solve_block(
                     if u == 0 {
                         continue;
                     }
-                    let mut sides = [pos.pieces(Color::Black).0, pos.pieces(Color::White).0];
-                    sides[usize::from(them == Color::White)] ^= t | u;
-                    let parent = Position::from_parts(
-                        Variant::English,
-                        Bitboard(sides[0]),
-                        Bitboard(sides[1]),
-                        Bitboard(pos.kings().0 ^ t ^ u),
-                        them,
+                    let parent = pos.before_king_step(
+                        Square::new_unchecked(u.trailing_zeros() as u8),
+                        Square::new_unchecked(t.trailing_zeros() as u8),
                     );
                     if parent.must_capture() {
                         continue;

@@ -84,9 +84,20 @@ fn unrank(mut r: u64, k: u32) -> u32 {
 }
 
 /// `set` with the squares of `removed` squeezed out (each square numbered
-/// among the squares not in `removed`).
+/// among the squares not in `removed`); `set` and `removed` are disjoint.
 #[inline]
 fn squeeze(set: u32, removed: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if bmi2::available() {
+        // SAFETY: the CPU has BMI2, checked just above
+        return unsafe { bmi2::pext(set, !removed) };
+    }
+    squeeze_portable(set, removed)
+}
+
+/// [`squeeze`] without BMI2.
+#[inline]
+fn squeeze_portable(set: u32, removed: u32) -> u32 {
     let mut out = 0;
     let mut s = set;
     while s != 0 {
@@ -101,6 +112,17 @@ fn squeeze(set: u32, removed: u32) -> u32 {
 /// Inverse of [`squeeze`]: numbers among the squares not in `removed` back to squares.
 #[inline]
 fn spread(set: u32, removed: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if bmi2::available() {
+        // SAFETY: the CPU has BMI2, checked just above
+        return unsafe { bmi2::pdep(set, !removed) };
+    }
+    spread_portable(set, removed)
+}
+
+/// [`spread`] without BMI2.
+#[inline]
+fn spread_portable(set: u32, removed: u32) -> u32 {
     let mut out = 0;
     let mut free = !removed;
     // number of the lowest square still in `free`
@@ -117,6 +139,41 @@ fn spread(set: u32, removed: u32) -> u32 {
         next = n + 1;
     }
     out
+}
+
+/// The bit gather and scatter instructions of x86-64 CPUs with BMI2: each
+/// is [`squeeze`] or [`spread`] in one instruction.
+#[cfg(target_arch = "x86_64")]
+mod bmi2 {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0: not asked yet, 1: no BMI2, 2: BMI2.
+    static AVAILABLE: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether this CPU has BMI2.
+    #[inline]
+    pub(super) fn available() -> bool {
+        match AVAILABLE.load(Ordering::Relaxed) {
+            0 => {
+                let has = std::arch::is_x86_feature_detected!("bmi2");
+                AVAILABLE.store(1 + u8::from(has), Ordering::Relaxed);
+                has
+            }
+            v => v == 2,
+        }
+    }
+
+    /// The bits of `x` under `mask`, packed to the low end.
+    #[target_feature(enable = "bmi2")]
+    pub(super) unsafe fn pext(x: u32, mask: u32) -> u32 {
+        std::arch::x86_64::_pext_u32(x, mask)
+    }
+
+    /// The low bits of `x` placed on the set bits of `mask`, in order.
+    #[target_feature(enable = "bmi2")]
+    pub(super) unsafe fn pdep(x: u32, mask: u32) -> u32 {
+        std::arch::x86_64::_pdep_u32(x, mask)
+    }
 }
 
 /// The index arithmetic of one slice.
@@ -393,7 +450,10 @@ mod tests {
             let want = (0..free.len())
                 .filter(|&n| set & (1 << n) != 0)
                 .fold(0u32, |o, n| o | 1 << free[n]);
+            // the portable code and the one this CPU runs (BMI2 where it has it)
+            assert_eq!(spread_portable(set, removed), want, "{set:#x} {removed:#x}");
             assert_eq!(spread(set, removed), want, "{set:#x} {removed:#x}");
+            assert_eq!(squeeze_portable(want, removed), set);
             assert_eq!(squeeze(want, removed), set);
         }
     }
