@@ -384,7 +384,6 @@ fn solve_block(
 ) -> Result<Solved, ProbeError> {
     let block = BlockPositions::new(men, kings);
     let bl = ix.block_len() as usize;
-    let base = b * ix.block_len();
     let mut value = vec![UNDECIDED; bl];
     let mut dist = vec![0u8; bl];
     let mut pending = vec![0u8; bl];
@@ -451,7 +450,7 @@ fn solve_block(
                     if parent.must_capture() {
                         continue;
                     }
-                    let q = (ix.index(&parent) - base) as usize;
+                    let q = ix.index_in_block(&parent) as usize;
                     if value[q] != UNDECIDED {
                         continue;
                     }

@@ -273,14 +273,22 @@ impl SliceIndex {
     pub fn index(&self, pos: &Position) -> u64 {
         let bmen = pos.men(Color::Black).0;
         let wmen = pos.men(Color::White).0;
-        let bk = pos.kings_of(Color::Black).0;
-        let wk = pos.kings_of(Color::White).0;
         debug_assert_eq!(Material::of(pos), self.mat);
         debug_assert!(bmen & !BLACK_MEN_SQUARES == 0 && wmen & !WHITE_MEN_SQUARES == 0);
         let block = rank(bmen) * self.wm_sets + rank(wmen >> 4);
-        let men = bmen | wmen;
+        block * self.block_len() + self.index_in_block(pos)
+    }
+
+    /// The index of `pos` counted from the start of its block (the kings'
+    /// placement and the side to move; [`SliceIndex::index`] less the block's start).
+    #[inline]
+    #[must_use]
+    pub fn index_in_block(&self, pos: &Position) -> u64 {
+        let men = pos.men(Color::Black).0 | pos.men(Color::White).0;
+        let bk = pos.kings_of(Color::Black).0;
+        let wk = pos.kings_of(Color::White).0;
         let kings = rank(squeeze(bk, men)) * self.wk_sets + rank(squeeze(wk, men | bk));
-        (block * (self.bk_sets * self.wk_sets) + kings) * 2 + u64::from(pos.turn() == Color::White)
+        kings * 2 + u64::from(pos.turn() == Color::White)
     }
 
     /// The position at index `i` of block `men` (`i` counted from the block's start).
@@ -480,6 +488,7 @@ mod tests {
                     let want = ix.position_in_block(men, i);
                     assert_eq!(block.position(i), want, "{m} {b} {i}");
                     assert_eq!(sets.position(men, i), want, "{m} {b} {i}");
+                    assert_eq!(ix.index_in_block(&want), i, "{m} {b} {want}");
                 }
                 blocks += 1;
             }
