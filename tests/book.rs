@@ -412,18 +412,18 @@ fn the_command_line_builds_probes_counts_and_verifies() {
 }
 
 #[test]
-fn the_shipped_book_is_off_by_default_and_plays_when_turned_on() {
+fn the_shipped_book_plays_by_default_and_not_when_turned_off() {
     let game = Game::new(Variant::English);
     let mut e = Engine::new();
-    assert!(!e.options().own_book);
-    let (events, _) = answer(&mut e, &game, movetime(50));
-    assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
+    assert!(e.options().own_book);
     // the shipped book holds the start and every ballot
     let shipped = Book::shipped().unwrap();
     assert!(shipped.len() > 157);
     assert!(shipped.probe(game.position()).is_some());
-    e.set(EngineOption::OwnBook(true)).unwrap();
     let (events, mv) = answer(&mut e, &game, movetime(2000));
     assert!(matches!(events[0], Event::Book { .. }), "{events:?}");
     assert_eq!(mv, shipped.probe(game.position()).unwrap()[0].mv);
+    e.set(EngineOption::OwnBook(false)).unwrap();
+    let (events, _) = answer(&mut e, &game, movetime(50));
+    assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
 }

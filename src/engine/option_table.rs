@@ -214,7 +214,7 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
         OptionSpec {
             name: "OwnBook".into(),
             hub: Some("book"),
-            kind: OptionKind::Check { default: false },
+            kind: OptionKind::Check { default: true },
             help: "English at level max: answer game moves from the opening book",
         },
         OptionSpec {

@@ -135,7 +135,7 @@ impl Default for EngineOptions {
             egdb_pieces: MAX_EGDB_PIECES as u32,
             egdb_cache_mib: DEFAULT_EGDB_CACHE_MIB,
             multipv: 1,
-            own_book: false,
+            own_book: true,
             book_file: String::new(),
             book_variety: 0,
         }

@@ -447,7 +447,7 @@ fn plays_from_the_book_set_by_param_and_searches_without_it() {
     let hello = h.send("hub");
     assert!(hello
         .iter()
-        .any(|l| l.starts_with("param name=book value=false type=bool")));
+        .any(|l| l.starts_with("param name=book value=true type=bool")));
     assert!(h.send("set-param name=book value=true").is_empty());
     assert!(h
         .send(&format!(

@@ -65,7 +65,7 @@ function applyParams() {
   set('multipv', q.get('multipv'), ['1', '2', '3', '4', '5', '6', '8']);
   if (q.get('fen')) $('fen').value = q.get('fen');
   if (q.get('flip') === '1') S.flipped = true;
-  if (q.get('book') === 'on') $('book').checked = true;
+  if (q.get('book') === 'on' || q.get('book') === 'off') $('book').checked = q.get('book') === 'on';
   // clock=MINUTES+SECONDS, e.g. 5+3 (decimals allowed)
   const clock = (q.get('clock') || '').match(/^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$/);
   if (clock) {

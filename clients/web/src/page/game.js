@@ -17,7 +17,7 @@ export const S = {
   size: 8,
   human: 'B',
   level: 'easy',
-  book: false, // play kingme's moves from its opening book where it has them (OwnBook)
+  book: true, // play kingme's moves from its opening book where it has them (OwnBook)
   mode: 'play', // 'play': the engine plays the other side; 'analyse': it moves for neither
   multipv: 3, // lines shown while analysing
   engineMultiPV: false, // the engine offers the MultiPV option
