@@ -375,8 +375,8 @@ async function atPly(page, n) {
 
 test('at level max kingme plays its first move from the opening book, marked "book" in the record', async () => {
   // kingme (Black) moves first from the start, which the shipped book holds
-  // (the book is off unless the person turns it on: here by the URL).
-  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'max', book: 'on' });
+  // (the book is on unless the person turns it off).
+  const { page, errors } = await open({ variant: 'english', color: 'W', first: 'B', level: 'max' });
   assert.equal(await page.isChecked('#book'), true);
   assert.equal(await page.locator('#movelist td[data-ply="1"] .book').count(), 1, 'a book badge on move 1');
   assert.equal(await page.evaluate(() => window.kingme.S.history[0].book), true);
@@ -385,6 +385,14 @@ test('at level max kingme plays its first move from the opening book, marked "bo
   await page.screenshot({ path: path.join(SHOTS, 'book-move.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
+  // ?book=off: the box unchecked, and the same first move is searched
+  const off = await open({ variant: 'english', color: 'W', first: 'B', level: 'max', book: 'off' });
+  assert.equal(await off.page.isChecked('#book'), false);
+  assert.equal(await off.page.evaluate(() => window.kingme.S.history.length), 1);
+  assert.equal(await off.page.evaluate(() => !!window.kingme.S.history[0].book), false);
+  assert.equal(await off.page.locator('#movelist .book').count(), 0, 'no book badge');
+  assert.deepEqual(off.errors, []);
+  await off.page.close();
 });
 
 test('the evaluation graph has a point per searched ply; clicking one, the buttons and the arrow keys step through the game', async () => {
