@@ -10,6 +10,8 @@
 //!   (history, undo, repetition, the 40-move rule, results).
 //! - [`files`]: data files named from outside: which paths a network client
 //!   may name, and opening one without blocking or reading past its format.
+//! - [`proc_info`]: memory figures Linux reports in `/proc` (peak and resident
+//!   memory, physical memory).
 //! - [`perft`]: move-tree counting, the check on move generation.
 //! - [`eval`]: the static evaluation of a position, per variant: for English
 //!   the network (NNUE, `eval::network`, its first layer kept per search
@@ -60,6 +62,7 @@
 pub mod board;
 pub mod files;
 pub mod perft;
+pub mod proc_info;
 
 pub mod eval;
 pub mod solve;

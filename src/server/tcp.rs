@@ -93,16 +93,8 @@ pub fn default_hash_budget_mib() -> usize {
 
 /// Physical memory in MiB, where the system says.
 fn physical_memory_mib() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb: usize = info
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
-        .trim()
-        .strip_suffix("kB")?
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024)
+    let kb = crate::proc_info::kb("/proc/meminfo", "MemTotal")?;
+    usize::try_from(kb / 1024).ok()
 }
 
 /// Serves connections from `listener` until `shutdown` completes; then tells

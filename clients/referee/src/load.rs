@@ -414,16 +414,8 @@ fn hostile_op(
 
 /// Resident memory of process `pid` in MiB (Linux).
 fn rss_mib(pid: u32) -> Option<f64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = s
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
+    let kb = kingme::proc_info::kb(&format!("/proc/{pid}/status"), "VmRSS")?;
+    Some(kb as f64 / 1024.0)
 }
 
 /// A well-behaved client: `isready` every 50 ms until `until`, timed; also

@@ -108,15 +108,7 @@ pub(super) fn run_build(a: BuildArgs) -> Result<(), String> {
 /// The process's peak resident memory since the last reset (Linux:
 /// `VmHWM`), as text.
 fn peak_memory() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let kb = kingme::proc_info::kb("/proc/self/status", "VmHWM")?;
     Some(if kb < 1_000_000 {
         format!("{:.0} MB", kb as f64 / 1e3)
     } else {
