@@ -427,3 +427,141 @@ fn the_shipped_book_plays_by_default_and_not_when_turned_off() {
     let (events, _) = answer(&mut e, &game, movetime(50));
     assert!(!events.iter().any(|e| matches!(e, Event::Book { .. })));
 }
+
+/// The value stored for `mv` in `pos`'s entry of `entries`.
+fn stored_value(entries: &[file::RawEntry], pos: &Position, mv: kingme::Move) -> i16 {
+    let e = entries.iter().find(|e| e.pos == *pos).expect("in the book");
+    e.moves
+        .iter()
+        .find(|r| r.find_in(&[mv]).is_some())
+        .expect("a book move")
+        .value
+}
+
+#[test]
+fn learning_moves_the_exit_move_towards_its_games_and_backs_values_up_again() {
+    use kingme::board::Outcome;
+    let dir = temp_dir("learn");
+    let path = tiny(&dir);
+    let book = Book::open(&path).unwrap();
+    let view = book.view();
+    let before = view.entries();
+    // a book position with a move out of the book that is no win or loss
+    let (pos, raw) = before
+        .iter()
+        .find_map(|e| {
+            let r = e
+                .moves
+                .iter()
+                .find(|r| r.flags & file::FLAG_IN_BOOK == 0 && r.value.abs() < 1000)?;
+            Some((e.pos, *r))
+        })
+        .expect("a move leaving the tiny book");
+    let mv = raw.find_in(&pos.legal_moves()).unwrap();
+    let mover = pos.turn();
+    let game = |outcome| book::PlayedGame {
+        start: pos,
+        moves: vec![mv],
+        outcome,
+    };
+    let weight = 40;
+    // one win: half the weight, upwards
+    let (after, report) = book::learn(before.clone(), &[game(Outcome::Win(mover))], weight);
+    assert_eq!(
+        (report.games, report.learned, report.moves_changed),
+        (1, 1, 1)
+    );
+    assert_eq!(stored_value(&after, &pos, mv), raw.value + 20);
+    // one win and two losses: net -1 over 3 games, -40 / 4 = -10
+    let games = [
+        game(Outcome::Win(mover)),
+        game(Outcome::Win(!mover)),
+        game(Outcome::Win(!mover)),
+        // a game that starts outside the book teaches nothing
+        book::PlayedGame {
+            start: Position::from_fen(Variant::English, "B:W18,K30:B14,K3").unwrap(),
+            moves: vec![],
+            outcome: Outcome::Draw,
+        },
+    ];
+    let (after, report) = book::learn(before.clone(), &games, weight);
+    assert_eq!(
+        (report.games, report.learned, report.moves_changed),
+        (4, 3, 1)
+    );
+    assert_eq!(stored_value(&after, &pos, mv), raw.value - 10);
+    // draws move nothing; every other leaf move keeps its value
+    let (same, report) = book::learn(before.clone(), &[game(Outcome::Draw)], weight);
+    assert_eq!(report.moves_changed, 0);
+    assert!(file::encode(&view.params, &same) == file::encode(&view.params, &before));
+    for a in &after {
+        let b = before
+            .iter()
+            .find(|b| b.pos == a.pos)
+            .expect("the same positions");
+        for (x, y) in a.moves.iter().zip(&b.moves) {
+            if x.flags & file::FLAG_IN_BOOK == 0 && !(a.pos == pos && x.find_in(&[mv]).is_some()) {
+                assert_eq!(x.value, y.value);
+            }
+        }
+    }
+    // the learned book is a valid book: values backed up by negamax again
+    let bytes = file::encode(&view.params, &after);
+    let learned = file::View::new(&bytes, "learned").unwrap();
+    stats::verify(&learned).unwrap();
+}
+
+#[test]
+fn the_command_line_learns_from_pdn_files() {
+    let dir = temp_dir("learn-cli");
+    let path = tiny(&dir);
+    let book = Book::open(&path).unwrap();
+    let e = book
+        .view()
+        .entries()
+        .into_iter()
+        .find(|e| e.pos == Position::startpos(Variant::English))
+        .expect("the start is a root");
+    // the start's best move out of the book, lost by Black (its mover) twice
+    let raw = *e
+        .moves
+        .iter()
+        .filter(|r| r.flags & file::FLAG_IN_BOOK == 0)
+        .max_by_key(|r| r.value)
+        .expect("a move out of the book");
+    let mv = raw.find_in(&e.pos.legal_moves()).unwrap();
+    let pdn = dir.join("games.pdn");
+    let game = format!("[Result \"0-2\"]\n\n1. {mv} 0-2\n\n");
+    std::fs::write(&pdn, format!("{game}{game}[Result \"*\"]\n1. {mv} *\n")).unwrap();
+    let out = dir.join("learned.kmb");
+    let o = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(["book", "learn", "--book"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .args(["--weight", "30"])
+        .arg(&pdn)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(text.contains("learned from 2 of 2 games (1 "), "{text}");
+    let learned = Book::open(&out).unwrap();
+    let moves = learned
+        .probe(&Position::startpos(Variant::English))
+        .unwrap();
+    let m = moves.iter().find(|m| m.mv == mv).unwrap();
+    // two losses: -30 * 2 / 3 = -20
+    assert_eq!(m.value, i32::from(raw.value) - 20);
+    // a missing PDN file: one error naming it, no book written
+    let missing = dir.join("nowhere.pdn");
+    let o = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(["book", "learn", "--out"])
+        .arg(dir.join("x.kmb"))
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nowhere.pdn"));
+    assert!(!dir.join("x.kmb").exists());
+}

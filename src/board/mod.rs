@@ -1,5 +1,5 @@
 //! Board vocabulary and rules: squares, bitboards, pieces, moves, positions,
-//! FEN and move notation, move generation and the game record.
+//! FEN and move notation, move generation, the game record and PDN games.
 
 mod bitboard;
 mod color;
@@ -8,6 +8,7 @@ mod game;
 pub(crate) mod movegen;
 mod mv;
 mod notation;
+pub mod pdn;
 mod piece;
 mod position;
 mod square;

@@ -131,9 +131,9 @@ struct Leaf {
     depth: u32,
 }
 
-/// The book being built.
+/// The book being built (or learned from games).
 #[derive(Default)]
-struct Tree {
+pub(super) struct Tree {
     nodes: HashMap<Position, Vec<Leaf>>,
 }
 
@@ -141,7 +141,7 @@ struct Tree {
 type Values = HashMap<Position, (i32, u32)>;
 
 impl Tree {
-    fn from_entries(entries: Vec<RawEntry>) -> Tree {
+    pub(super) fn from_entries(entries: Vec<RawEntry>) -> Tree {
         let mut nodes = HashMap::with_capacity(entries.len());
         for e in entries {
             let legal = e.pos.legal_moves();
@@ -268,8 +268,32 @@ impl Tree {
             .collect()
     }
 
+    /// Whether `pos` is in the book.
+    pub(super) fn contains(&self, pos: &Position) -> bool {
+        self.nodes.contains_key(pos)
+    }
+
+    /// Adds `shift` to the value of `mv` in `pos` when the move leads out
+    /// of the book and its value is no win or loss (kept inside
+    /// `±(bound - 1)`); whether it changed.
+    pub(super) fn shift_leaf(&mut self, pos: &Position, mv: Move, shift: i32, bound: i32) -> bool {
+        let in_book = |child: &Position| self.nodes.contains_key(child);
+        let Some(leaf) = self.nodes.get(pos).and_then(|leaves| {
+            leaves
+                .iter()
+                .position(|l| l.mv == mv && !in_book(&l.child) && l.value.abs() < bound)
+        }) else {
+            return false;
+        };
+        let l = &mut self.nodes.get_mut(pos).expect("found above")[leaf];
+        let v = (l.value + shift).clamp(1 - bound, bound - 1);
+        let changed = v != l.value;
+        l.value = v;
+        changed
+    }
+
     /// The book's entries, each move with its backed-up value.
-    fn entries(&self) -> Vec<RawEntry> {
+    pub(super) fn entries(&self) -> Vec<RawEntry> {
         let values = self.values();
         self.nodes
             .iter()

@@ -7,15 +7,19 @@
 //!   restartable from its own output.
 //! - [`probe`]: an open book (the shipped one or a memory-mapped file), the
 //!   moves it knows in a position and the choice among them.
+//! - [`learn`]: the values of the moves by which played games left the
+//!   book, moved towards those games' results.
 //! - [`stats`]: counts by depth and by ballot, and the check of every entry.
 
 pub mod build;
 pub mod file;
+pub mod learn;
 mod probe;
 pub mod stats;
 
 pub use build::{build, BuildError, BuildOptions, BuildProgress, BuildReport};
 pub use file::{BookError, BookParams};
+pub use learn::{learn, LearnReport, PlayedGame};
 pub use probe::{choose, Book, BookMove};
 
 use crate::board::{Position, Variant};

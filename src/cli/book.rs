@@ -22,6 +22,9 @@ pub enum BookCommand {
     Verify(BookArg),
     /// Print every entry, one line each: `FEN: move value depth, ...`, best first.
     Dump(BookArg),
+    /// Learn from played games (PDN files): the move by which each English
+    /// game left the book moves towards the game's result, for its player.
+    Learn(LearnArgs),
 }
 
 #[derive(Args, Debug)]
@@ -81,6 +84,21 @@ pub struct ProbeArgs {
     fens: Vec<String>,
 }
 
+#[derive(Args, Debug)]
+pub struct LearnArgs {
+    #[command(flatten)]
+    book: BookArg,
+    /// The learned book to write (may be the --book file).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Centi-men the games can move a book move's value at most.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    weight: u16,
+    /// PDN files of played games (the referee's `--pdn`).
+    #[arg(required = true, value_name = "PDN")]
+    pdn: Vec<PathBuf>,
+}
+
 pub(crate) fn run(c: BookCommand) -> Result<(), String> {
     match c {
         BookCommand::Build(a) => run_build(&a),
@@ -88,6 +106,7 @@ pub(crate) fn run(c: BookCommand) -> Result<(), String> {
         BookCommand::Stats(a) => run_stats(&a),
         BookCommand::Verify(a) => run_verify(&a),
         BookCommand::Dump(a) => run_dump(&a),
+        BookCommand::Learn(a) => run_learn(&a),
     }
 }
 
@@ -297,6 +316,51 @@ fn run_verify(a: &BookArg) -> Result<(), String> {
         v.positions,
         v.moves,
         v.in_book
+    );
+    Ok(())
+}
+
+/// The English games of the PDN files, replayed; games that can't be
+/// replayed or have no result are counted, not used.
+fn read_games(files: &[PathBuf]) -> Result<(Vec<book::PlayedGame>, usize), String> {
+    use kingme::board::pdn::parse_pdn;
+    let mut games = Vec::new();
+    let mut skipped = 0;
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        for g in parse_pdn(&text).map_err(|e| format!("{}: {e}", f.display()))? {
+            let played = (g.variant() == Variant::English)
+                .then(|| g.outcome().zip(g.replay().ok()))
+                .flatten();
+            match played {
+                Some((outcome, game)) => games.push(book::PlayedGame {
+                    start: *game.start(),
+                    moves: game.moves().to_vec(),
+                    outcome,
+                }),
+                None => skipped += 1,
+            }
+        }
+    }
+    Ok((games, skipped))
+}
+
+fn run_learn(a: &LearnArgs) -> Result<(), String> {
+    let book = open(&a.book)?;
+    let (games, skipped) = read_games(&a.pdn)?;
+    let view = book.view();
+    let (entries, report) = book::learn(view.entries(), &games, i32::from(a.weight));
+    let bytes = book::file::encode(&view.params, &entries);
+    book::file::write_atomically(&a.out, &bytes)
+        .map_err(|e| format!("{}: {e}", a.out.display()))?;
+    println!(
+        "book {} learned from {} of {} games ({} without a result, not English or not replayable): {} moves changed, {} positions",
+        a.out.display(),
+        report.learned,
+        report.games,
+        skipped,
+        report.moves_changed,
+        entries.len()
     );
     Ok(())
 }
