@@ -104,8 +104,8 @@ pub struct EngineOptions {
     pub egdb_cache_mib: usize,
     /// Root moves reported per iteration, best first (1: the best move only).
     pub multipv: usize,
-    /// Play from the opening book (off by default: the shipped book has not
-    /// yet won its match, see `src/book/BOOK.md`).
+    /// Play from the opening book (on by default: the shipped book won its
+    /// match, see `src/book/BOOK.md`).
     pub own_book: bool,
     /// The book file (empty: the shipped book).
     pub book_file: String,
