@@ -134,7 +134,24 @@ fn datagen_then_train_write_files_that_load() {
     let whole = bytes.len();
     bytes.extend_from_slice(&[0u8; 5]);
     std::fs::write(&data, &bytes).unwrap();
-    let out = datagen("700", &["--append"]);
+    // a book that can't be read: one error naming it, nothing written
+    let nobook = temp("missing-book.kmb");
+    let out = run(&[
+        "datagen",
+        "--out",
+        d,
+        "--append",
+        "--positions",
+        "700",
+        "--book-starts",
+        nobook.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing-book.kmb"));
+    assert_eq!(std::fs::read(&data).unwrap().len(), whole + 5);
+    // the continuation's games also start from the shipped book's positions
+    let out = datagen("700", &["--append", "--book-starts", "shipped"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("this run"));
     let more = kingme::datagen::record::read_file(&data).unwrap();
     assert!(more.len() >= 700, "{}", more.len());

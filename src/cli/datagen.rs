@@ -35,9 +35,13 @@ pub(crate) struct DatagenArgs {
     /// Seed of openings, random plies and noise.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Random plies played after each ballot: from 0 up to this many.
+    /// Random plies played after each start position: from 0 up to this many.
     #[arg(long, default_value_t = 4)]
     random_plies: u32,
+    /// Start games from every position of this opening book as well as the
+    /// ballots (`shipped`: the book built into kingme).
+    #[arg(long, value_name = "FILE|shipped")]
+    book_starts: Option<std::path::PathBuf>,
     /// Leaf noise amplitude in centi-men.
     #[arg(long, default_value_t = 8)]
     noise: i32,
@@ -52,6 +56,28 @@ pub(crate) struct DatagenArgs {
     quiet: bool,
 }
 
+/// The ballots' positions, then every position of the book not among them.
+fn book_starts(path: &std::path::Path) -> Result<Vec<kingme::board::Position>, String> {
+    use kingme::book::Book;
+    let book = if path.as_os_str() == "shipped" {
+        Book::shipped().map_err(|e| e.to_string())?
+    } else {
+        std::sync::Arc::new(Book::open(path).map_err(|e| e.to_string())?)
+    };
+    let mut starts: Vec<_> = kingme::openings::acf_deck()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|o| o.position)
+        .collect();
+    let mut seen: std::collections::HashSet<_> = starts.iter().copied().collect();
+    for e in book.view().entries() {
+        if seen.insert(e.pos) {
+            starts.push(e.pos);
+        }
+    }
+    Ok(starts)
+}
+
 pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     use kingme::datagen::{self, record, DatagenConfig, Existing};
     let continued = a.append && a.out.exists();
@@ -61,6 +87,11 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
             a.out.display()
         ));
     }
+    // every argument is checked before the file is touched
+    let starts = match &a.book_starts {
+        Some(book) => book_starts(book)?,
+        None => Vec::new(),
+    };
     let existing = if continued {
         record::cut_torn_record(&a.out).map_err(|e| e.to_string())?;
         Existing::of(&record::read_file(&a.out).map_err(|e| e.to_string())?)
@@ -87,6 +118,7 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1),
         seed: a.seed,
+        starts,
         random_plies: a.random_plies,
         noise: a.noise.clamp(0, 1000),
         eval: evaluator_of(&a.eval)?,

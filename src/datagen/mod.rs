@@ -49,7 +49,10 @@ pub struct DatagenConfig {
     pub threads: usize,
     /// Seed of the openings, random plies and noise.
     pub seed: u64,
-    /// Random plies after the ballot: 0 up to this many.
+    /// The positions games start from, one drawn at random per game before
+    /// the random plies; empty: the 3-move ballots.
+    pub starts: Vec<Position>,
+    /// Random plies after the start position: 0 up to this many.
     pub random_plies: u32,
     /// Leaf noise amplitude (centi-men).
     pub noise: i32,
@@ -72,6 +75,7 @@ impl Default for DatagenConfig {
             egdb: None,
             threads: 1,
             seed: 1,
+            starts: Vec::new(),
             random_plies: 4,
             noise: 8,
             eval: Evaluator::default(),
@@ -231,11 +235,15 @@ pub fn run(
     stop: &AtomicBool,
     mut progress: impl FnMut(&DatagenSummary),
 ) -> std::io::Result<DatagenSummary> {
-    let deck: Vec<Position> = openings::acf_deck()
-        .map_err(std::io::Error::other)?
-        .into_iter()
-        .map(|o| o.position)
-        .collect();
+    let deck: Vec<Position> = if cfg.starts.is_empty() {
+        openings::acf_deck()
+            .map_err(std::io::Error::other)?
+            .into_iter()
+            .map(|o| o.position)
+            .collect()
+    } else {
+        cfg.starts.clone()
+    };
     if existing.positions == 0 {
         record::write_header(out, cfg.seed)?;
     }
@@ -356,6 +364,38 @@ mod tests {
         let mut again = Vec::new();
         run(&cfg, &mut again, Existing::default(), &stop, |_| {}).unwrap();
         assert!(again == out, "two runs with one seed differ");
+    }
+
+    #[test]
+    fn games_start_from_the_given_positions() {
+        // the start position is in no ballot: every game begins there
+        let start = Position::startpos(crate::Variant::English);
+        let cfg = DatagenConfig {
+            starts: vec![start],
+            random_plies: 0,
+            ..config(60)
+        };
+        let mut out = Vec::new();
+        run(
+            &cfg,
+            &mut out,
+            Existing::default(),
+            &AtomicBool::new(false),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(records(&out)[0].position, start);
+        let mut ballots = Vec::new();
+        let stop = AtomicBool::new(false);
+        run(
+            &config(60),
+            &mut ballots,
+            Existing::default(),
+            &stop,
+            |_| {},
+        )
+        .unwrap();
+        assert!(records(&ballots).iter().all(|r| r.position != start));
     }
 
     #[test]
