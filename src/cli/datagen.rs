@@ -39,7 +39,7 @@ pub(crate) struct DatagenArgs {
     #[arg(long, default_value_t = 4)]
     random_plies: u32,
     /// Start games from every position of this opening book as well as the
-    /// ballots (`shipped`: the book built into kingme).
+    /// ballots and the start (`shipped`: the book built into kingme).
     #[arg(long, value_name = "FILE|shipped")]
     book_starts: Option<std::path::PathBuf>,
     /// Leaf noise amplitude in centi-men.
@@ -56,19 +56,16 @@ pub(crate) struct DatagenArgs {
     quiet: bool,
 }
 
-/// The ballots' positions, then every position of the book not among them.
+/// The book's roots (the start and the ballots), then every position of the
+/// book not among them.
 fn book_starts(path: &std::path::Path) -> Result<Vec<kingme::board::Position>, String> {
-    use kingme::book::Book;
+    use kingme::book::{self, Book};
     let book = if path.as_os_str() == "shipped" {
         Book::shipped().map_err(|e| e.to_string())?
     } else {
         std::sync::Arc::new(Book::open(path).map_err(|e| e.to_string())?)
     };
-    let mut starts: Vec<_> = kingme::openings::acf_deck()
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .map(|o| o.position)
-        .collect();
+    let mut starts = book::roots();
     let mut seen: std::collections::HashSet<_> = starts.iter().copied().collect();
     for e in book.view().entries() {
         if seen.insert(e.pos) {
