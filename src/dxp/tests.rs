@@ -120,15 +120,19 @@ fn server(max_games: usize) -> SocketAddr {
 
 /// A server as [`server`] with `config`'s limits.
 fn server_with(config: DxpConfig) -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    l.set_nonblocking(true).unwrap();
-    let addr = l.local_addr().unwrap();
-    let config = DxpConfig {
+    server_as(DxpConfig {
         options: vec![EngineOption::Level(Level::Easy), EngineOption::Hash(1)],
         movetime: Some(Duration::from_millis(20)),
         message_gap: Duration::from_millis(1),
         ..config
-    };
+    })
+}
+
+/// A server with exactly `config`.
+fn server_as(config: DxpConfig) -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let addr = l.local_addr().unwrap();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -189,6 +193,31 @@ fn plays_a_game_over_tcp() {
     assert!(c.recv().ends_with('0'));
     c.send("M0000091400");
     assert!(c.recv().starts_with('M'));
+}
+
+#[test]
+fn plays_its_first_move_from_the_shipped_book() {
+    // a search would take 30 s, longer than the client waits (20 s): the
+    // move comes from the book (OwnBook is on by default), with no search
+    let addr = server_as(DxpConfig {
+        options: vec![EngineOption::Hash(1)],
+        movetime: Some(Duration::from_secs(30)),
+        message_gap: Duration::from_millis(1),
+        max_games: 1,
+        ..Default::default()
+    });
+    let mut c = Client::connect(addr);
+    c.send(REQ_BLACK);
+    assert!(c.recv().starts_with('A'));
+    let m = c.recv();
+    let DxpMessage::Move(dm) = DxpMessage::parse(m.as_bytes()).unwrap() else {
+        panic!("{m}")
+    };
+    let start = Position::startpos(Variant::English);
+    let played = find_move(&start, &dm).unwrap();
+    let book = crate::book::Book::shipped().unwrap();
+    let best = book.probe(&start).expect("the start is in the book")[0].mv;
+    assert_eq!(played, best);
 }
 
 #[test]
