@@ -9,8 +9,8 @@
 //! moves it by half the weight at most, many games by the weight at most.
 //! Wins and losses found by the search stay as they are.
 
-use super::build::Tree;
 use super::file::RawEntry;
+use super::tree::Tree;
 use crate::board::{Move, Outcome, Position};
 use crate::search::WIN_BOUND;
 use std::collections::HashMap;

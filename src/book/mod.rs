@@ -7,6 +7,9 @@
 //!   restartable from its own output.
 //! - [`probe`]: an open book (the shipped one or a memory-mapped file), the
 //!   moves it knows in a position and the choice among them.
+//! - `tree`: the book as positions and moves, values backed up by negamax
+//!   and the next positions to search by drop-out priority (built by
+//!   [`build`], shifted by [`learn`]).
 //! - [`learn`]: the values of the moves by which played games left the
 //!   book, moved towards those games' results.
 //! - [`stats`]: counts by depth and by ballot, and the check of every entry.
@@ -16,6 +19,7 @@ pub mod file;
 pub mod learn;
 mod probe;
 pub mod stats;
+mod tree;
 
 pub use build::{build, BuildError, BuildOptions, BuildProgress, BuildReport};
 pub use file::{BookError, BookParams};
