@@ -1,4 +1,4 @@
-//! The compact database format (version 2) against the files it is
+//! The compact database format (version 4) against the files it is
 //! converted from: every position of the 4-piece set gives the same value and
 //! conversion distance (positions with a capture pending found by a capture
 //! search), the engine's database move is the same, and damage is an error,
@@ -170,4 +170,97 @@ fn converting_in_place_is_restartable_and_a_probe_names_a_damaged_file() {
     );
     let _ = std::fs::remove_dir_all(&full_dir);
     let _ = std::fs::remove_dir_all(&compact_dir);
+}
+
+/// The version 3 files of the slices of up to 3 pieces, as kingme wrote them
+/// before version 4 (kept in `tests/data/egdb-v3`).
+const V3_SET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/egdb-v3");
+
+fn version(path: &Path) -> u32 {
+    egdb::file::version_of(path).unwrap().unwrap()
+}
+
+#[test]
+fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_distances() {
+    let full_dir = temp_dir("upgrade-full");
+    egdb::build(&egdb::BuildOptions {
+        threads: 2,
+        format: egdb::build::Format::Full,
+        ..egdb::BuildOptions::new(full_dir.clone(), 3)
+    })
+    .unwrap();
+    let dir = temp_dir("upgrade-v3");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut v3_values = Vec::new();
+    for e in std::fs::read_dir(V3_SET).unwrap().flatten() {
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        assert_eq!(version(&e.path()), 3, "{}", e.path().display());
+        if e.file_name().to_string_lossy().ends_with(".wld") {
+            v3_values.push(e.path());
+        }
+    }
+    let full = open(&full_dir);
+    let every_position = |tb: &Tablebase| {
+        let mut n = 0;
+        for m in full.slices() {
+            let ix = SliceIndex::new(m);
+            for i in 0..ix.len() {
+                let Some(pos) = ix.position(i) else { continue };
+                let want = full.probe_dtc(&pos).unwrap();
+                assert_eq!(tb.probe_dtc(&pos).unwrap(), want, "{}", pos.to_fen());
+                n += 1;
+            }
+        }
+        n
+    };
+    // read as they are
+    let positions = every_position(&open(&dir));
+    assert!(positions > 100_000, "{positions}");
+
+    let out = kingme(&["egdb", "convert", "--quiet", "--dir", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("converted 9 slices, kept 0 compact"),
+        "{}",
+        text(&out.stdout)
+    );
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        assert_eq!(version(&e.path()), 4, "{}", e.path().display());
+    }
+    // the values blocks are the same bytes; the distances fewer
+    for old in &v3_values {
+        let new = dir.join(old.file_name().unwrap());
+        let (a, b) = (std::fs::read(old).unwrap(), std::fs::read(&new).unwrap());
+        assert_eq!(a[12..], b[12..], "{}", new.display());
+    }
+    assert!(size(&dir, ".dtc") < size(Path::new(V3_SET), ".dtc"));
+    assert_eq!(every_position(&open(&dir)), positions);
+
+    // a damaged distance block is an error naming the file, never a distance
+    let path = dir.join("bm0bk2wm0wk1.dtc");
+    let mut bytes = std::fs::read(&path).unwrap();
+    // a byte of the first block (after the 64-byte header and the index of
+    // block offsets and checksums)
+    let blocks = u32::from_le_bytes(bytes[44..48].try_into().unwrap()) as usize;
+    bytes[64 + 8 * blocks + 4 + 3] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    let damaged = open(&dir);
+    let ix = SliceIndex::new("bm0bk2wm0wk1".parse().unwrap());
+    let (mut errors, mut right) = (0, 0);
+    for i in 0..ix.len() {
+        let Some(pos) = ix.position(i) else { continue };
+        match damaged.probe_dtc(&pos) {
+            Ok(d) => {
+                assert_eq!(d, full.probe_dtc(&pos).unwrap(), "{}", pos.to_fen());
+                right += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
+                errors += 1;
+            }
+        }
+    }
+    assert!(errors > 0 && right > 0, "{errors} errors, {right} right");
+    let _ = std::fs::remove_dir_all(&full_dir);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -22,7 +22,7 @@
 //! checksum) is skipped; files are written under a temporary name, synced and
 //! renamed; a lock file keeps a second build out of the directory.
 
-use super::compact::{Compact, COMPACT_VERSION};
+use super::compact::{self, Compact};
 use super::convert::{self, ConvertError, Unpacked};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, BlockPositions, KingSets, Men, SliceIndex};
@@ -165,7 +165,7 @@ fn complete(dir: &Path, mat: Material) -> bool {
     [Kind::Values, Kind::Conversion].into_iter().all(|kind| {
         let path = file::path(dir, mat, kind);
         match file::version_of(&path) {
-            Ok(Some(COMPACT_VERSION)) => {
+            Ok(Some(v)) if compact::is_compact_version(v) => {
                 Compact::open(&path, mat, kind).is_ok_and(|c| c.warm().is_ok())
             }
             Ok(Some(file::FORMAT_VERSION)) => file::read(&path, mat, kind).is_ok(),

@@ -20,17 +20,50 @@
 //! [`VALUE_BLOCK`] positions at 2 bits each, a conversion block the
 //! distances of [`DISTANCE_BLOCK`] positions at a byte each; both decode to
 //! [`DECODED_BYTES`] bytes, kept in the process-wide [`cache`](super::cache).
+//!
+//! Version 4 (written now) keeps in a conversion file only the distances of
+//! wins of at least [`SHORT_WIN`] plies: a shorter win is stored as 0 and a
+//! loss is don't care, both found by a small search at probe time
+//! (`probe/conversion.rs`). Version 3 files, whose conversion files hold
+//! every win's and loss's distance, are still read; their values files are
+//! the same as version 4's.
 
 use super::cache::{self, DECODED_BYTES};
 use super::file::{self, FileError, Kind, HEADER_LEN};
-use super::Material;
+use super::{Material, Wdl};
 use crate::board::{MoveList, Position};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// The compact format's version.
-pub const COMPACT_VERSION: u32 = 3;
+/// The compact format's version, written by the builder and `convert`.
+pub const COMPACT_VERSION: u32 = 4;
+
+/// The compact format's versions read.
+pub const COMPACT_VERSIONS: [u32; 2] = [3, COMPACT_VERSION];
+
+/// Whether a file of format `version` is a compact one (either version).
+#[must_use]
+pub fn is_compact_version(version: u32) -> bool {
+    COMPACT_VERSIONS.contains(&version)
+}
+
+/// In a version 4 conversion file, the shortest win whose distance is
+/// stored; a shorter win is stored as 0.
+pub const SHORT_WIN: u8 = 8;
+
+/// The byte a version 4 conversion file stores for a position of value
+/// `code` (a value code) at `distance` plies from conversion.
+#[must_use]
+pub fn stored_distance(code: u8, distance: u8) -> u8 {
+    if code != Wdl::Win.code() {
+        DONT_CARE
+    } else if distance < SHORT_WIN {
+        0
+    } else {
+        distance
+    }
+}
 
 /// Positions per block of a values file.
 pub const VALUE_BLOCK: u64 = 4 * DECODED_BYTES as u64;
@@ -238,6 +271,8 @@ pub struct Compact {
     kind: Kind,
     /// Positions in the slice.
     positions: u64,
+    /// The file's format version (one of [`COMPACT_VERSIONS`]).
+    version: u32,
     blocks: usize,
     /// Where the checksums start.
     sums_at: usize,
@@ -304,7 +339,12 @@ impl Compact {
         let h = &map[..HEADER_LEN];
         let u32_at = |o: usize| file::le_u32(h, o);
         let u64_at = |o: usize| file::le_u64(h, o);
-        file::check_ident(h, mat, kind, COMPACT_VERSION).map_err(bad)?;
+        let version = if is_compact_version(u32_at(8)) {
+            u32_at(8)
+        } else {
+            COMPACT_VERSION
+        };
+        file::check_ident(h, mat, kind, version).map_err(bad)?;
         let positions = mat.positions();
         let per_block = block_positions(kind);
         let blocks = positions.div_ceil(per_block);
@@ -343,6 +383,7 @@ impl Compact {
             path: path.to_path_buf(),
             kind,
             positions,
+            version,
             blocks,
             sums_at: HEADER_LEN + 4 * (blocks + 1),
             data_at: HEADER_LEN + index_len,
@@ -431,6 +472,13 @@ impl Compact {
             self.block(b)?;
         }
         Ok(self.map.len() as u64)
+    }
+
+    /// Whether this is a conversion file holding only the distances of wins
+    /// of at least [`SHORT_WIN`] plies (version 4; see [`stored_distance`]).
+    #[must_use]
+    pub fn long_wins_only(&self) -> bool {
+        self.kind == Kind::Conversion && self.version >= 4
     }
 
     /// The file's size in bytes.

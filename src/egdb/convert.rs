@@ -1,6 +1,6 @@
 //! A slice's values into compact files (see [`compact`](super::compact)),
 //! checked against where they came from: `egdb convert` from version 1
-//! files, `egdb build` from the builder's memory.
+//! files or older compact ones, `egdb build` from the builder's memory.
 
 use super::compact::{self, LeftOut, COMPACT_VERSION, DISTANCE_BLOCK, DONT_CARE, VALUE_BLOCK};
 use super::file::{self, FileError, Kind};
@@ -51,7 +51,8 @@ pub struct Converted {
     pub checked: u64,
 }
 
-/// Whether `mat`'s files in `dir` are both compact already.
+/// Whether `mat`'s files in `dir` are both compact already, of the version
+/// written now.
 pub fn is_compact(dir: &Path, mat: Material) -> bool {
     [Kind::Values, Kind::Conversion].iter().all(|&k| {
         matches!(
@@ -59,6 +60,17 @@ pub fn is_compact(dir: &Path, mat: Material) -> bool {
             Ok(Some(COMPACT_VERSION))
         )
     })
+}
+
+/// Whether `mat`'s files in `dir` are both compact, at least one of them of
+/// an older version than is written now.
+pub fn is_older_compact(dir: &Path, mat: Material) -> bool {
+    let versions = [Kind::Values, Kind::Conversion]
+        .map(|k| file::version_of(&file::path(dir, mat, k)).ok().flatten());
+    versions
+        .iter()
+        .all(|v| v.is_some_and(compact::is_compact_version))
+        && versions.iter().any(|&v| v != Some(COMPACT_VERSION))
 }
 
 /// A slice's value codes ([`NOT_A_POSITION`] for an index that is no
@@ -105,8 +117,9 @@ impl SliceSource for Unpacked<'_> {
 /// One values block's encoding and the encodings of the conversion blocks
 /// it covers. A position a probe never reads from the file is
 /// [`DONT_CARE`]: an index that is no position, a position [`left_out`] of
-/// the values, and in the distances a draw or a position with a capture
-/// pending. `kings` is the slice's [`SliceIndex::king_sets`].
+/// the values, and in the distances anything but a win without a capture
+/// pending ([`compact::stored_distance`]). `kings` is the slice's
+/// [`SliceIndex::king_sets`].
 fn encode_block(
     ix: &SliceIndex,
     kings: &KingSets,
@@ -138,9 +151,9 @@ fn encode_block(
         } else {
             DONT_CARE
         });
-        let dist_kept = matches!(why, Ok(None | Some(LeftOut::Threat))) && c != Wdl::Draw.code();
+        let dist_kept = matches!(why, Ok(None | Some(LeftOut::Threat))) && c == Wdl::Win.code();
         dist.push(if dist_kept {
-            src.distance(i)
+            compact::stored_distance(c, src.distance(i))
         } else {
             DONT_CARE
         });
@@ -239,6 +252,63 @@ pub fn convert_slice(
         std::fs::metadata(&dpath).map_or(0, |m| m.len()),
     );
     let src = Packed {
+        values: &values,
+        dtc: &dtc,
+    };
+    let after = write_slice(to, mat, &src)?;
+    let checked = check_slice(mat, &src, sample, &tb())?;
+    Ok(Converted {
+        slice: mat,
+        before,
+        after,
+        checked,
+    })
+}
+
+/// Every value code and distance of `mat` by slice index, probed through
+/// `tb` (for turning older compact files into the current version).
+pub fn read_slice(mat: Material, tb: &Tablebase) -> Result<(Vec<u8>, Vec<u8>), ConvertError> {
+    let ix = SliceIndex::new(mat);
+    let n = ix.len() as usize;
+    let mut values = vec![NOT_A_POSITION; n];
+    let mut dtc = vec![0u8; n];
+    let chunk = DISTANCE_BLOCK as usize;
+    values
+        .par_chunks_mut(chunk)
+        .zip(dtc.par_chunks_mut(chunk))
+        .enumerate()
+        .try_for_each(|(k, (v, d))| {
+            for j in 0..v.len() {
+                let Some(pos) = ix.position((k * chunk + j) as u64) else {
+                    continue;
+                };
+                let (w, dist) = tb
+                    .probe_dtc(&pos)
+                    .map_err(|source| ConvertError::Probe { slice: mat, source })?;
+                v[j] = w.code();
+                d[j] = dist;
+            }
+            Ok::<(), ConvertError>(())
+        })?;
+    Ok((values, dtc))
+}
+
+/// Rewrites `mat`'s compact files of an older version, read through
+/// `source` (a tablebase that finds them in `from`), as current files in
+/// `to` (which may be `from`), then compares every position (or `sample`
+/// of them) through `tb`, a tablebase that finds the new files.
+pub fn upgrade_slice(
+    from: &Path,
+    to: &Path,
+    mat: Material,
+    sample: Option<u64>,
+    source: &Tablebase,
+    tb: impl FnOnce() -> Tablebase,
+) -> Result<Converted, ConvertError> {
+    let size = |kind| std::fs::metadata(file::path(from, mat, kind)).map_or(0, |m| m.len());
+    let before = (size(Kind::Values), size(Kind::Conversion));
+    let (values, dtc) = read_slice(mat, source)?;
+    let src = Unpacked {
         values: &values,
         dtc: &dtc,
     };

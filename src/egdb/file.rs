@@ -239,9 +239,9 @@ pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> 
     }
     if u32_at(8) != version {
         return Err(format!(
-            "format version {}, expected {version} (this kingme reads {FORMAT_VERSION} and {})",
+            "format version {}, expected {version} (this kingme reads {FORMAT_VERSION} and {:?})",
             u32_at(8),
-            super::compact::COMPACT_VERSION
+            super::compact::COMPACT_VERSIONS
         ));
     }
     if u32_at(12) != kind.code() {
@@ -258,8 +258,8 @@ pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> 
     Ok(())
 }
 
-/// The format version in the header of the file at `path` (1: full, 3:
-/// compact); `None` when it has no kingme header.
+/// The format version in the header of the file at `path` (1: full, 3 or
+/// 4: compact); `None` when it has no kingme header.
 pub fn version_of(path: &Path) -> Result<Option<u32>, FileError> {
     let io_err = |source| FileError::Io {
         path: path.to_path_buf(),

@@ -12,21 +12,22 @@
 //!   kind, slice name, position count, checksum), values packed 2 bits per
 //!   position; and the conversion-distance companion file (one byte per
 //!   position).
-//! - [`compact`]: version 3, the compact files: zstd blocks of values (2 bits
-//!   a position) and of distances with an index and a checksum per block,
-//!   memory-mapped; positions with a capture pending, or facing a threat
-//!   that every move resolves, left out (a probe finds their value by a small
-//!   search).
+//! - [`compact`]: versions 3 and 4, the compact files: zstd blocks of values
+//!   (2 bits a position) and of distances with an index and a checksum per
+//!   block, memory-mapped; positions with a capture pending, or facing a
+//!   threat that every move resolves, left out (a probe finds their value by
+//!   a small search); version 4 keeps only the distances of wins of at least
+//!   [`compact::SHORT_WIN`] plies (a probe searches the others).
 //! - [`cache`]: the process-wide cache of decoded compact blocks (`EGDBCache`).
 //! - [`convert`]: a slice's values into compact files, checked against them
-//!   (from version 1 files, or from the builder's memory).
+//!   (from version 1 files, older compact files, or the builder's memory).
 //! - [`pack`]: several slices' compact files in one file, and the pack built
 //!   into kingme (every slice of up to 5 pieces).
 //! - [`build`]: the retrograde builder (restartable, one slice or all).
 //! - [`lock`]: a build's locks on its directory and slice.
 //! - [`probe`]: the [`Tablebase`]: directories added, slices opened lazily by
-//!   file name (either version), typed errors, never a guess; best-move
-//!   choice for conversion.
+//!   file name (any version), typed errors, never a guess; distances to
+//!   conversion and the best-move choice (`probe/conversion.rs`).
 //! - [`verify`]: file checks and retrograde consistency, and per-slice counts.
 //!
 //! # What is stored

@@ -10,7 +10,7 @@
 //! length in the data (u64 each)); the data: the compact files, each with
 //! its own header, index and block checksums.
 
-use super::compact::COMPACT_VERSION;
+use super::compact::{self, COMPACT_VERSION};
 use super::file::{self, FileError, Kind};
 use super::Material;
 use std::path::{Path, PathBuf};
@@ -150,7 +150,7 @@ pub fn write(dir: &Path, pieces: u32, out: &Path) -> Result<Written, FileError> 
         for kind in [Kind::Values, Kind::Conversion] {
             let path = file::path(dir, m, kind);
             match file::version_of(&path)? {
-                Some(COMPACT_VERSION) => {}
+                Some(v) if compact::is_compact_version(v) => {}
                 v => {
                     return Err(FileError::Header {
                         path,

@@ -3,14 +3,16 @@
 //! checksum) as they are opened; probes answer an exact value or a typed
 //! error, never a guess. Safe to share between search threads.
 
-use super::compact::{self, Compact, COMPACT_VERSION};
+use super::compact::{self, Compact};
 use super::file::{self, FileError, Kind};
 use super::index::{mirror, SliceIndex};
 use super::pack;
 use super::{Material, Wdl};
-use crate::board::{Move, MoveList, Outcome, Position, Variant};
+use crate::board::{MoveList, Outcome, Position, Variant};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+mod conversion;
 
 /// Why a probe has no answer.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -130,14 +132,15 @@ impl Entry {
                 };
                 let path = file::path(dir, self.mat, kind);
                 match file::version_of(&path) {
-                    Ok(Some(COMPACT_VERSION)) => {
+                    Ok(Some(v)) if compact::is_compact_version(v) => {
                         Compact::open(&path, self.mat, kind).map(SliceData::Compact)
                     }
                     Ok(Some(v)) if v != file::FORMAT_VERSION => Err(FileError::Header {
                         path,
                         reason: format!(
-                            "format version {v}, this kingme reads {} and {COMPACT_VERSION}",
-                            file::FORMAT_VERSION
+                            "format version {v}, this kingme reads {} and {:?}",
+                            file::FORMAT_VERSION,
+                            compact::COMPACT_VERSIONS
                         ),
                     }),
                     Ok(_) => {
@@ -430,75 +433,5 @@ impl Tablebase {
             Wdl::Loss => Outcome::Win(!pos.turn()),
             Wdl::Draw => Outcome::Draw,
         })
-    }
-
-    /// The value of `pos` and its distance to conversion: the plies the winner
-    /// needs, against the longest defence, until an irreversible move (capture
-    /// or man's move) that keeps the win; 0 for a draw or a lost position with
-    /// no move; capped at 255.
-    pub fn probe_dtc(&self, pos: &Position) -> Result<(Wdl, u8), ProbeError> {
-        self.dtc(pos, Wait::Yes)
-    }
-
-    fn dtc(&self, pos: &Position, wait: Wait) -> Result<(Wdl, u8), ProbeError> {
-        match self.locate(pos)? {
-            Located::Known(v) => Ok((v, 0)),
-            Located::At(e, p) => {
-                let v = self.value_in(e, &p, wait)?;
-                if v == Wdl::Draw {
-                    return Ok((v, 0));
-                }
-                let d = match e.data(Kind::Conversion, wait)? {
-                    SliceData::Full(d) => d[e.index.index(&p) as usize],
-                    // every move is irreversible: conversion at the first ply
-                    SliceData::Compact(_) if p.must_capture() => 1,
-                    SliceData::Compact(c) => c.get(e.index.index(&p)).map_err(file_error)?,
-                };
-                Ok((v, d))
-            }
-        }
-    }
-
-    /// The database's move in `pos` and the position's value: when winning,
-    /// an irreversible winning move if there is one, else the winning move of
-    /// least conversion distance; when drawing, a drawing move; when losing,
-    /// the move that resists longest. `None` when the side to move has no move.
-    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
-        self.best_move_with(pos, Wait::Yes)
-    }
-
-    /// [`Tablebase::best_move`] without reading any file (see
-    /// [`Tablebase::probe_wdl_now`]).
-    pub fn best_move_now(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
-        self.best_move_with(pos, Wait::No)
-    }
-
-    fn best_move_with(
-        &self,
-        pos: &Position,
-        wait: Wait,
-    ) -> Result<Option<(Move, Wdl)>, ProbeError> {
-        let v = self.wdl(pos, wait)?;
-        let mut best: Option<(Move, i32)> = None;
-        for &m in pos.legal_moves().iter() {
-            let child = pos.after(m);
-            let (cv, cd) = self.dtc(&child, wait)?;
-            let cv = cv.flipped();
-            if cv != v {
-                continue;
-            }
-            let irreversible = m.is_capture() || !pos.kings().contains(m.from());
-            let plies = if irreversible { 1 } else { 1 + i32::from(cd) };
-            // higher is better
-            let score = match v {
-                Wdl::Win => -plies,
-                Wdl::Loss => plies,
-                Wdl::Draw => 0,
-            };
-            if best.is_none_or(|(_, s)| score > s) {
-                best = Some((m, score));
-            }
-        }
-        Ok(best.map(|(m, _)| (m, v)))
     }
 }

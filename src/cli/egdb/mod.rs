@@ -26,8 +26,9 @@ pub enum EgdbCommand {
     Plan(PlanArgs),
     /// Time probes of random positions of every slice (ns per probe).
     Bench(BenchArgs),
-    /// Turn version 1 slice files into compact ones, each checked against its
-    /// originals (restartable: compact slices are skipped).
+    /// Turn version 1 slice files, or compact ones of an older version, into
+    /// compact files of the current version, each checked against its
+    /// originals (restartable: current slices are skipped).
     Convert(ConvertArgs),
     /// Put the compact files of every slice of at most N pieces into one pack
     /// file (the set built into kingme is one).
@@ -141,7 +142,8 @@ fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let dir = dir_of(&a.dir)?;
     let out = a.out.clone().unwrap_or_else(|| dir.clone());
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let slices = open(&dir)?.slices();
+    let source = open(&dir)?;
+    let slices = source.slices();
     if slices.is_empty() {
         return Err(format!("no database slices in {}", dir.display()));
     }
@@ -170,8 +172,12 @@ fn run_convert(a: ConvertArgs) -> Result<(), String> {
                 let _ = tb.add_directory(&dir);
                 tb
             };
-            let c = egdb::convert::convert_slice(&dir, &out, *m, a.sample, tb)
-                .map_err(|e| e.to_string())?;
+            let c = if egdb::convert::is_older_compact(&dir, *m) {
+                egdb::convert::upgrade_slice(&dir, &out, *m, a.sample, &source, tb)
+            } else {
+                egdb::convert::convert_slice(&dir, &out, *m, a.sample, tb)
+            }
+            .map_err(|e| e.to_string())?;
             bar.suspend(|| {
                 println!(
                     "{m} {} + {} -> {} + {} bytes, {} positions checked",
