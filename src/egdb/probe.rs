@@ -33,6 +33,10 @@ pub enum ProbeError {
     /// whose checksum was recomputed, or a bug).
     #[error("slice {0} has no value for this position")]
     NoValue(Material),
+    /// A search for a distance the file leaves out met more positions than
+    /// its bound (the engine's probes, which must answer quickly).
+    #[error("the distance search went past {0} positions")]
+    Bound(u64),
 }
 
 fn file_error(e: FileError) -> ProbeError {

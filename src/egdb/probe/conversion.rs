@@ -69,7 +69,15 @@ struct Search<'a> {
     wait: Wait,
     wins: Table,
     losses: Table,
+    /// Positions whose moves were searched.
+    nodes: u64,
+    /// At most this many.
+    bound: u64,
 }
+
+/// The bound on the positions a search that does not wait (the engine's, at
+/// the root of its search) meets before it gives up.
+pub const ROOT_SEARCH_BOUND: u64 = 100_000;
 
 impl<'a> Search<'a> {
     fn new(tb: &'a Tablebase, wait: Wait) -> Search<'a> {
@@ -78,7 +86,21 @@ impl<'a> Search<'a> {
             wait,
             wins: Table::default(),
             losses: Table::default(),
+            nodes: 0,
+            bound: match wait {
+                Wait::Yes => u64::MAX,
+                Wait::No => ROOT_SEARCH_BOUND,
+            },
         }
+    }
+
+    /// Counts a position searched; an error past the bound.
+    fn count(&mut self) -> Result<(), ProbeError> {
+        self.nodes += 1;
+        if self.nodes > self.bound {
+            return Err(ProbeError::Bound(self.bound));
+        }
+        Ok(())
     }
 
     fn wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
@@ -167,6 +189,7 @@ impl<'a> Search<'a> {
     /// Whether `pos`, a win for its side to move, converts within `n` plies,
     /// searched from its moves.
     fn search_win(&mut self, pos: &Position, n: u8) -> Result<bool, ProbeError> {
+        self.count()?;
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         for &m in moves.iter().filter(|&&m| irreversible(pos, m)) {
@@ -202,6 +225,7 @@ impl<'a> Search<'a> {
         if n >= hi || n < lo {
             return Ok(n >= hi);
         }
+        self.count()?;
         let mut found = true;
         for &m in inside.iter() {
             if !self.win_within(&pos.after(m), n - 1)? {
@@ -241,7 +265,8 @@ impl Tablebase {
     }
 
     /// [`Tablebase::best_move`] without reading any file (see
-    /// [`Tablebase::probe_wdl_now`]).
+    /// [`Tablebase::probe_wdl_now`]), its search for distances bounded by
+    /// [`ROOT_SEARCH_BOUND`] positions ([`ProbeError::Bound`] past it).
     pub fn best_move_now(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
         self.best_move_with(pos, Wait::No)
     }
@@ -303,5 +328,44 @@ impl Tablebase {
             }
         };
         Ok(best.map(|m| (m, v)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builtin() -> Tablebase {
+        let mut tb = Tablebase::new();
+        tb.add_builtin().unwrap();
+        tb
+    }
+
+    #[test]
+    fn a_bounded_search_gives_up_and_an_unbounded_one_answers() {
+        let tb = builtin();
+        // the first win of three kings against two whose distance (3 plies
+        // or more) is searched
+        let ix = crate::egdb::index::SliceIndex::new("bm0bk3wm0wk2".parse().unwrap());
+        let (pos, d, nodes) = (0..ix.len())
+            .filter_map(|i| ix.position(i))
+            .filter(|p| !p.must_capture() && matches!(tb.probe_wdl(p), Ok(Wdl::Win)))
+            .find_map(|p| {
+                let mut s = Search::new(&tb, Wait::Yes);
+                if s.stored(&p, Wdl::Win).unwrap().is_some() {
+                    return None;
+                }
+                let d = s.win_distance(&p).unwrap();
+                (d >= 3).then_some((p, d, s.nodes))
+            })
+            .expect("a searched win");
+        assert!(d < SHORT_WIN && nodes > 1, "{d} in {nodes}");
+        let mut bounded = Search::new(&tb, Wait::Yes);
+        bounded.bound = 1;
+        assert!(matches!(
+            bounded.win_distance(&pos),
+            Err(ProbeError::Bound(1))
+        ));
+        assert_eq!(tb.probe_dtc(&pos).unwrap(), (Wdl::Win, d));
     }
 }
