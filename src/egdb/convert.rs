@@ -255,8 +255,21 @@ pub fn convert_slice(
         values: &values,
         dtc: &dtc,
     };
-    let after = write_slice(to, mat, &src)?;
-    let checked = check_slice(mat, &src, sample, &tb())?;
+    write_and_check(to, mat, &src, before, sample, tb)
+}
+
+/// Writes `mat`'s compact files into `to` from `src` (whose files took
+/// `before` bytes), then compares them with `src` through `tb`.
+fn write_and_check(
+    to: &Path,
+    mat: Material,
+    src: &dyn SliceSource,
+    before: (u64, u64),
+    sample: Option<u64>,
+    tb: impl FnOnce() -> Tablebase,
+) -> Result<Converted, ConvertError> {
+    let after = write_slice(to, mat, src)?;
+    let checked = check_slice(mat, src, sample, &tb())?;
     Ok(Converted {
         slice: mat,
         before,
@@ -312,12 +325,5 @@ pub fn upgrade_slice(
         values: &values,
         dtc: &dtc,
     };
-    let after = write_slice(to, mat, &src)?;
-    let checked = check_slice(mat, &src, sample, &tb())?;
-    Ok(Converted {
-        slice: mat,
-        before,
-        after,
-        checked,
-    })
+    write_and_check(to, mat, &src, before, sample, tb)
 }
