@@ -8,7 +8,7 @@ process its resident memory (RSS), its proportional share (PSS, the pages
 it shares with the others counted as a fraction) and how much of its RSS is
 shared with other processes, from /proc/PID/smaps_rollup (Linux).
 
-Compact (version 3) files are memory-mapped: the processes share one copy in
+Compact (version 3 and 4) files are memory-mapped: the processes share one copy in
 the page cache. Version 1 files are read into each process's own memory.
 
     python3 tests/bench/egdb_memory.py --kingme target/release/kingme \
