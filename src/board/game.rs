@@ -133,8 +133,7 @@ impl Game {
     /// Plays a move known to be legal.
     pub fn play_unchecked(&mut self, m: Move) {
         let pos = *self.position();
-        let man_move = !m.is_pass() && !pos.kings().contains(m.from());
-        let q = if m.is_capture() || man_move {
+        let q = if pos.is_irreversible(m) {
             0
         } else {
             self.quiet_plies() + 1

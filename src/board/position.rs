@@ -117,6 +117,15 @@ impl Position {
         self.kings
     }
 
+    /// Whether `m` (a move of this position) is irreversible: a capture or a
+    /// man's move, the moves that reset the count of quiet moves and end a
+    /// distance to conversion. A pass is not.
+    #[inline]
+    #[must_use]
+    pub fn is_irreversible(&self, m: Move) -> bool {
+        m.is_capture() || (!m.is_pass() && !self.kings.contains(m.from()))
+    }
+
     /// The men of `color`.
     #[inline]
     #[must_use]

@@ -400,7 +400,7 @@ fn solve_block(
         }
         let (mut wins, mut draws, mut inside) = (false, false, 0u8);
         for &m in moves.iter() {
-            if m.is_capture() || !pos.kings().contains(m.from()) {
+            if pos.is_irreversible(m) {
                 match child_value(&pos.after(m), ix, values, tb)? {
                     Wdl::Loss => {
                         wins = true;

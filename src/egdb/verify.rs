@@ -100,8 +100,11 @@ pub fn expected(tb: &Tablebase, pos: &Position) -> Result<(Wdl, u32), ProbeError
     let mut loss = 0u32;
     for &m in moves.iter() {
         let (v, d) = tb.probe_dtc(&pos.after(m))?;
-        let irreversible = m.is_capture() || !pos.kings().contains(m.from());
-        let plies = if irreversible { 1 } else { 1 + u32::from(d) };
+        let plies = if pos.is_irreversible(m) {
+            1
+        } else {
+            1 + u32::from(d)
+        };
         match v.flipped() {
             Wdl::Win => win = Some(win.map_or(plies, |w| w.min(plies))),
             Wdl::Draw => draw = true,

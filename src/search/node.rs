@@ -333,7 +333,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             // every child that generates moves probes the table (capture
             // resolution below depth 0 too): start loading its slot now
             self.sh.tt.prefetch(child.hash());
-            let irreversible = m.is_capture() || m.is_pass() || !pos.kings().contains(m.from());
+            let irreversible = m.is_pass() || pos.is_irreversible(m);
             let cq = if irreversible { 0 } else { quiet + 1 };
             self.path.push(hash);
             let score = if rank == 0 {

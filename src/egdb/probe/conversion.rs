@@ -12,18 +12,12 @@ use crate::egdb::{Material, Wdl};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-/// Whether `m` is irreversible (a capture or a man's move): the move that
-/// ends a distance to conversion.
-fn irreversible(pos: &Position, m: Move) -> bool {
-    m.is_capture() || !pos.kings().contains(m.from())
-}
-
 /// Fills `moves` with `pos`'s moves that are not irreversible; returns
 /// whether it has others.
 fn inside_moves(pos: &Position, moves: &mut MoveList) -> bool {
     pos.legal_moves_into(moves);
     let all = moves.len();
-    moves.retain(|m| !irreversible(pos, *m));
+    moves.retain(|m| !pos.is_irreversible(*m));
     moves.len() < all
 }
 
@@ -192,12 +186,12 @@ impl<'a> Search<'a> {
         self.count()?;
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
-        for &m in moves.iter().filter(|&&m| irreversible(pos, m)) {
+        for &m in moves.iter().filter(|&&m| pos.is_irreversible(m)) {
             if self.wdl(&pos.after(m))? == Wdl::Loss {
                 return Ok(true);
             }
         }
-        for &m in moves.iter().filter(|&&m| !irreversible(pos, m)) {
+        for &m in moves.iter().filter(|&&m| !pos.is_irreversible(m)) {
             let child = pos.after(m);
             if self.wdl(&child)? == Wdl::Loss && self.loss_within(&child, n - 1)? {
                 return Ok(true);
@@ -299,7 +293,7 @@ impl Tablebase {
                         continue;
                     }
                     first_win.get_or_insert(m);
-                    let quickest = if irreversible(pos, m) {
+                    let quickest = if pos.is_irreversible(m) {
                         d == 1
                     } else {
                         d > 0 && s.loss_within(&child, d - 1)?
@@ -315,7 +309,7 @@ impl Tablebase {
             Wdl::Loss => {
                 let mut best: Option<(Move, u8)> = None;
                 for &m in moves.iter() {
-                    let plies = if irreversible(pos, m) {
+                    let plies = if pos.is_irreversible(m) {
                         1
                     } else {
                         s.win_distance(&pos.after(m))?.saturating_add(1)
