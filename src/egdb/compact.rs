@@ -339,12 +339,7 @@ impl Compact {
         let h = &map[..HEADER_LEN];
         let u32_at = |o: usize| file::le_u32(h, o);
         let u64_at = |o: usize| file::le_u64(h, o);
-        let version = if is_compact_version(u32_at(8)) {
-            u32_at(8)
-        } else {
-            COMPACT_VERSION
-        };
-        file::check_ident(h, mat, kind, version).map_err(bad)?;
+        let version = file::check_ident(h, mat, kind, &COMPACT_VERSIONS).map_err(bad)?;
         let positions = mat.positions();
         let per_block = block_positions(kind);
         let blocks = positions.div_ceil(per_block);

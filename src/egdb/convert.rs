@@ -51,26 +51,24 @@ pub struct Converted {
     pub checked: u64,
 }
 
+/// The format versions of `mat`'s values and conversion files in `dir`
+/// (`None` for a file missing, unreadable or without a kingme header).
+fn versions(dir: &Path, mat: Material) -> [Option<u32>; 2] {
+    [Kind::Values, Kind::Conversion]
+        .map(|k| file::version_of(&file::path(dir, mat, k)).ok().flatten())
+}
+
 /// Whether `mat`'s files in `dir` are both compact already, of the version
 /// written now.
 pub fn is_compact(dir: &Path, mat: Material) -> bool {
-    [Kind::Values, Kind::Conversion].iter().all(|&k| {
-        matches!(
-            file::version_of(&file::path(dir, mat, k)),
-            Ok(Some(COMPACT_VERSION))
-        )
-    })
+    versions(dir, mat) == [Some(COMPACT_VERSION); 2]
 }
 
 /// Whether `mat`'s files in `dir` are both compact, at least one of them of
 /// an older version than is written now.
 pub fn is_older_compact(dir: &Path, mat: Material) -> bool {
-    let versions = [Kind::Values, Kind::Conversion]
-        .map(|k| file::version_of(&file::path(dir, mat, k)).ok().flatten());
-    versions
-        .iter()
-        .all(|v| v.is_some_and(compact::is_compact_version))
-        && versions.iter().any(|&v| v != Some(COMPACT_VERSION))
+    let v = versions(dir, mat);
+    v.iter().all(|v| v.is_some_and(compact::is_compact_version)) && v != [Some(COMPACT_VERSION); 2]
 }
 
 /// A slice's value codes ([`NOT_A_POSITION`] for an index that is no
@@ -151,8 +149,7 @@ fn encode_block(
         } else {
             DONT_CARE
         });
-        let dist_kept = matches!(why, Ok(None | Some(LeftOut::Threat))) && c == Wdl::Win.code();
-        dist.push(if dist_kept {
+        dist.push(if matches!(why, Ok(None | Some(LeftOut::Threat))) {
             compact::stored_distance(c, src.distance(i))
         } else {
             DONT_CARE

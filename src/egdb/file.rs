@@ -230,17 +230,23 @@ pub(super) fn le_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// Checks the first 32 bytes of a header: magic, `version`, `kind`, slice
-/// name; the error says what is wrong.
-pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> Result<(), String> {
+/// Checks the first 32 bytes of a header: magic, a version among
+/// `versions`, `kind`, slice name; returns the version, or an error that says
+/// what is wrong.
+pub(super) fn check_ident(
+    h: &[u8],
+    mat: Material,
+    kind: Kind,
+    versions: &[u32],
+) -> Result<u32, String> {
     let u32_at = |o: usize| le_u32(h, o);
     if &h[0..8] != MAGIC {
         return Err("not a kingme database file".into());
     }
-    if u32_at(8) != version {
+    let version = u32_at(8);
+    if !versions.contains(&version) {
         return Err(format!(
-            "format version {}, expected {version} (this kingme reads {FORMAT_VERSION} and {:?})",
-            u32_at(8),
+            "format version {version}, expected {versions:?} (this kingme reads {FORMAT_VERSION} and {:?})",
             super::compact::COMPACT_VERSIONS
         ));
     }
@@ -255,7 +261,7 @@ pub(super) fn check_ident(h: &[u8], mat: Material, kind: Kind, version: u32) -> 
             String::from_utf8_lossy(stored).trim_end_matches('\0')
         ));
     }
-    Ok(())
+    Ok(version)
 }
 
 /// The format version in the header of the file at `path` (1: full, 3 or
@@ -301,7 +307,7 @@ pub fn read(path: &Path, mat: Material, kind: Kind) -> Result<Vec<u8>, FileError
         reason,
     };
     let u64_at = |o: usize| le_u64(&h, o);
-    check_ident(&h, mat, kind, FORMAT_VERSION).map_err(bad)?;
+    check_ident(&h, mat, kind, &[FORMAT_VERSION]).map_err(bad)?;
     if u64_at(32) != positions || u64_at(40) != data_len {
         return Err(bad(format!(
             "{} positions in {} bytes, expected {positions} in {data_len}",
