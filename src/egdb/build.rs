@@ -14,9 +14,9 @@
 //! What is left undecided is a draw (no side can force the game out of a
 //! cycle of kings' moves).
 //!
-//! A slice is written compact (version 3) unless version 1 is asked for, and
-//! a compact slice is probed back and compared with the builder's values
-//! before the next slice starts.
+//! A slice is written compact (the newest compact version) unless version 1
+//! is asked for, and a compact slice is probed back and compared with the
+//! builder's values before the next slice starts.
 //!
 //! Restartable: a slice whose files are present and open (header, size,
 //! checksum) is skipped; files are written under a temporary name, synced and
@@ -73,7 +73,7 @@ impl BuildOptions {
 /// The slice file format a build writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
-    /// Version 3, [`compact`](super::compact).
+    /// The newest compact version ([`compact::COMPACT_VERSION`]).
     #[default]
     Compact,
     /// Version 1, every index stored ([`file`](super::file)).

@@ -1,4 +1,4 @@
-//! The compact slice files (format version 3): the same names as version 1
+//! The compact slice files (format versions 3 and 4): the same names as version 1
 //! (`NAME.wld`, `NAME.dtc`), compressed in blocks of [`VALUE_BLOCK`] or
 //! [`DISTANCE_BLOCK`] positions and read through a memory map, so that engines on one machine
 //! share the page cache and start-up reads only headers and indexes.
@@ -9,7 +9,7 @@
 //! draws and positions with a capture pending are don't care (a draw's
 //! distance is 0, a capture's 1).
 //!
-//! Layout, little-endian: a 64-byte header (magic `KINGMEDB`, version 3,
+//! Layout, little-endian: a 64-byte header (magic `KINGMEDB`, version 3 or 4,
 //! kind, slice name, position count, positions per block (u32), block count
 //! (u32), data length (u64), FNV-1a 64 checksum of the index); the index:
 //! block count + 1 data offsets (u32), then a checksum (u32) per block; then

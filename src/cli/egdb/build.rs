@@ -19,7 +19,8 @@ pub struct BuildArgs {
     /// Worker threads [default: one per core].
     #[arg(long, value_name = "T", default_value_t = 0)]
     threads: usize,
-    /// File format: compact (version 3) or full (version 1, every index stored).
+    /// File format: compact (compressed blocks, the newest version) or full
+    /// (version 1, every index stored).
     #[arg(long, value_name = "FORMAT", default_value = "compact", value_parser = ["compact", "full"])]
     format: String,
     /// Positions of each compact slice probed back and compared with the
