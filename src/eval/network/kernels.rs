@@ -65,30 +65,60 @@ impl std::ops::DerefMut for Aligned {
     }
 }
 
-/// `acc[i] = op(acc[i], row[i])` lane by lane: whole values in, whole values
-/// out, so the compiler keeps each lane in one register.
+/// `acc -= rows[f]` for every `f` in `gone` and `acc += rows[f]` for every
+/// `f` in `came`, wrapping, where row `f` is `rows[f * acc.len()..][..acc.len()]`.
 #[inline(always)]
-fn combine_lanes(acc: &mut [Lanes], row: &[Lanes], op: impl Fn(i16, i16) -> i16) {
-    for (a, r) in acc.iter_mut().zip(row) {
-        let (x, y) = (a.0, r.0);
-        let mut z = [0i16; 16];
-        for i in 0..16 {
-            z[i] = op(x[i], y[i]);
+pub fn move_lanes(acc: &mut [Lanes], rows: &[Lanes], gone: &[usize], came: &[usize]) {
+    if let Ok(acc) = <&mut [Lanes; 8]>::try_from(&mut *acc) {
+        move_8(acc, rows, gone, came);
+        return;
+    }
+    let l = acc.len();
+    for &f in gone {
+        for (a, r) in acc.iter_mut().zip(&rows[f * l..(f + 1) * l]) {
+            a.0 = lane_op(a.0, r.0, i16::wrapping_sub);
         }
-        a.0 = z;
+    }
+    for &f in came {
+        for (a, r) in acc.iter_mut().zip(&rows[f * l..(f + 1) * l]) {
+            a.0 = lane_op(a.0, r.0, i16::wrapping_add);
+        }
     }
 }
 
-/// `acc += row` lane by lane, wrapping.
+/// [`move_lanes`] for 8 lanes (128 sums), each lane a local of its own so
+/// that the compiler keeps all eight in registers across the rows.
 #[inline(always)]
-pub fn add_lanes(acc: &mut [Lanes], row: &[Lanes]) {
-    combine_lanes(acc, row, i16::wrapping_add);
+fn move_8(acc: &mut [Lanes; 8], rows: &[Lanes], gone: &[usize], came: &[usize]) {
+    let [mut x0, mut x1, mut x2, mut x3, mut x4, mut x5, mut x6, mut x7] = acc.map(|l| l.0);
+    let mut apply = |f: usize, op: fn(i16, i16) -> i16| {
+        let r: &[Lanes; 8] = rows[f * 8..(f + 1) * 8].try_into().expect("8 lanes");
+        x0 = lane_op(x0, r[0].0, op);
+        x1 = lane_op(x1, r[1].0, op);
+        x2 = lane_op(x2, r[2].0, op);
+        x3 = lane_op(x3, r[3].0, op);
+        x4 = lane_op(x4, r[4].0, op);
+        x5 = lane_op(x5, r[5].0, op);
+        x6 = lane_op(x6, r[6].0, op);
+        x7 = lane_op(x7, r[7].0, op);
+    };
+    for &f in gone {
+        apply(f, i16::wrapping_sub);
+    }
+    for &f in came {
+        apply(f, i16::wrapping_add);
+    }
+    *acc = [x0, x1, x2, x3, x4, x5, x6, x7].map(Lanes);
 }
 
-/// `acc -= row` lane by lane, wrapping.
+/// `op` lane by lane: whole values in, whole values out.
 #[inline(always)]
-pub fn sub_lanes(acc: &mut [Lanes], row: &[Lanes]) {
-    combine_lanes(acc, row, i16::wrapping_sub);
+fn lane_op(a: [i16; 16], b: [i16; 16], op: impl Fn(i16, i16) -> i16) -> [i16; 16] {
+    let mut z = [0i16; 16];
+    for i in 0..16 {
+        z[i] = op(a[i], b[i]);
+    }
+    z
 }
 
 /// `out[i] = clamp(acc[i], 0, QA)` lane by lane.
