@@ -191,13 +191,9 @@ fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_d
     .unwrap();
     let dir = temp_dir("upgrade-v3");
     std::fs::create_dir_all(&dir).unwrap();
-    let mut v3_values = Vec::new();
     for e in std::fs::read_dir(V3_SET).unwrap().flatten() {
         std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
         assert_eq!(version(&e.path()), 3, "{}", e.path().display());
-        if e.file_name().to_string_lossy().ends_with(".wld") {
-            v3_values.push(e.path());
-        }
     }
     let full = open(&full_dir);
     let every_position = |tb: &Tablebase| {
@@ -227,12 +223,7 @@ fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_d
     for e in std::fs::read_dir(&dir).unwrap().flatten() {
         assert_eq!(version(&e.path()), 4, "{}", e.path().display());
     }
-    // the values blocks are the same bytes; the distances fewer
-    for old in &v3_values {
-        let new = dir.join(old.file_name().unwrap());
-        let (a, b) = (std::fs::read(old).unwrap(), std::fs::read(&new).unwrap());
-        assert_eq!(a[12..], b[12..], "{}", new.display());
-    }
+    // the distances take fewer bytes; every value and distance is the same
     assert!(size(&dir, ".dtc") < size(Path::new(V3_SET), ".dtc"));
     assert_eq!(every_position(&open(&dir)), positions);
 
