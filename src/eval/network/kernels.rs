@@ -86,10 +86,10 @@ pub fn move_lanes(acc: &mut [Lanes], rows: &[Lanes], gone: &[usize], came: &[usi
     }
 }
 
-/// [`move_lanes`] for 8 lanes (128 sums), each lane a local of its own so
-/// that the compiler keeps all eight in registers across the rows.
+/// [`move_lanes`] for 8 lanes (128 sums).
 #[inline(always)]
 fn move_8(acc: &mut [Lanes; 8], rows: &[Lanes], gone: &[usize], came: &[usize]) {
+    // a local per lane, so that all eight stay in registers across the rows
     let [mut x0, mut x1, mut x2, mut x3, mut x4, mut x5, mut x6, mut x7] = acc.map(|l| l.0);
     let mut apply = |f: usize, op: fn(i16, i16) -> i16| {
         let r: &[Lanes; 8] = rows[f * 8..(f + 1) * 8].try_into().expect("8 lanes");
