@@ -40,17 +40,17 @@ def send(p, line):
 
 
 def search(p, fen, moves, depth):
-    """Scores by depth and the principal variation of the deepest one."""
+    """Scores (centi-men) by depth, and the best move."""
     send(p, "newgame english")
     send(p, f"position fen {fen}" + (" moves " + " ".join(moves) if moves else ""))
     send(p, f"go depth {depth}")
-    scores, pv = {}, []
+    scores = {}
     for line in p.stdout:
         words = line.split()
         if not words:
             continue
         if words[0] == "bestmove":
-            return scores, pv, words[1] if len(words) > 1 else None
+            return scores, words[1] if len(words) > 1 else None
         if words[0] == "error":
             raise RuntimeError(line.strip())
         if words[0] == "info" and "depth" in words and "score" in words:
@@ -60,8 +60,6 @@ def search(p, fen, moves, depth):
                 scores[d] = int(value)
             else:
                 scores.pop(d, None)
-            if "pv" in words:
-                pv = words[words.index("pv") + 1 :]
     raise RuntimeError("the engine closed its output")
 
 
@@ -86,7 +84,7 @@ def main():
     for fen, plies in picks:
         moves = []
         for _ in range(plies):
-            _, _, best = search(first, fen, moves, 8)
+            _, best = search(first, fen, moves, 8)
             if best is None or best == "none":
                 break
             moves.append(best)
@@ -99,7 +97,7 @@ def main():
         p = engine(args.kingme, ev)
         diffs = []
         for fen, moves in positions:
-            scores, _, _ = search(p, fen, moves, args.deep)
+            scores, _ = search(p, fen, moves, args.deep)
             if args.deep in scores and shallow in scores:
                 diffs.append(scores[args.deep] - scores[shallow])
         send(p, "quit")
