@@ -231,18 +231,22 @@ impl Engine {
                 Ok(e)
             }
             EngineSpec::Cmd { program, args } => {
-                let mut child = Command::new(program)
+                let mut command = Command::new(program);
+                command
                     .args(args)
                     // the referee's own secret is none of the engine's business
                     .env_remove("KINGME_TOKEN")
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|source| EngineError::Spawn {
-                        program: program.clone(),
-                        source,
-                    })?;
+                    .stderr(Stdio::piped());
+                // A process group of its own: Ctrl-C at the terminal stops the
+                // referee (which lets the games under way finish), not its engines.
+                #[cfg(unix)]
+                std::os::unix::process::CommandExt::process_group(&mut command, 0);
+                let mut child = command.spawn().map_err(|source| EngineError::Spawn {
+                    program: program.clone(),
+                    source,
+                })?;
                 let stdout = child.stdout.take().expect("piped stdout");
                 let stdin = child.stdin.take().expect("piped stdin");
                 let stderr = child.stderr.take().expect("piped stderr");

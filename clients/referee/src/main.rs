@@ -9,10 +9,12 @@ use kingme::Variant;
 use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};
 use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
-use kingme_referee::stats::{fmt_elo, Sprt, Wdl};
+use kingme_referee::stats::{fmt_elo, Sprt};
 use kingme_referee::{EngineError, EngineSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Parser, Debug)]
@@ -194,10 +196,17 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
     Ok(Sprt::new(e0, e1))
 }
 
-struct Bar(ProgressBar);
+/// The progress bar, and the JSON summary rewritten after every game.
+struct Bar {
+    bar: ProgressBar,
+    json: Option<PathBuf>,
+    /// The first failure to write the JSON (reported once).
+    json_error: Option<String>,
+}
 
 impl Progress for Bar {
-    fn game(&mut self, r: &GameRecord, wdl: &Wdl, llr: Option<f64>) {
+    fn game(&mut self, r: &GameRecord, report: &MatchReport) {
+        let wdl = &report.wdl;
         let (elo, _, _) = wdl.elo();
         let mut msg = format!(
             "A +{} ={} -{}  {:.1}%  Elo {}",
@@ -207,18 +216,51 @@ impl Progress for Bar {
             100.0 * wdl.score(),
             fmt_elo(elo)
         );
-        if let Some(l) = llr {
+        if let Some(l) = report.llr {
             msg.push_str(&format!("  LLR {l:.2}"));
         }
         if let Some(side) = r.termination.fault() {
-            self.0.println(format!(
+            self.bar.println(format!(
                 "game {}: {} ({side} at fault)",
                 r.round, r.termination
             ));
         }
-        self.0.set_message(msg);
-        self.0.inc(1);
+        self.bar.set_message(msg);
+        self.bar.inc(1);
+        if let (Some(p), None) = (&self.json, &self.json_error) {
+            if let Err(e) = write_json(p, report) {
+                self.bar.println(format!("kingme-referee: {e:#}"));
+                self.json_error = Some(format!("{e:#}"));
+            }
+        }
     }
+}
+
+/// Writes the summary to `path` through a temporary file beside it, so that a
+/// reader never sees half a file.
+fn write_json(path: &Path, report: &MatchReport) -> Result<()> {
+    let text = serde_json::to_string_pretty(report)? + "\n";
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Ctrl-C (or SIGTERM) once: start no more games, finish those under way and
+/// report; twice: quit at once (the PDN and JSON hold every finished game).
+fn interrupt_on_signal() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if seen.swap(true, Ordering::Relaxed) {
+            eprintln!("kingme-referee: stopped");
+            std::process::exit(130);
+        }
+        eprintln!("kingme-referee: finishing the games under way (Ctrl-C again to quit now)");
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(flag)
 }
 
 fn print_report(r: &MatchReport) {
@@ -250,6 +292,12 @@ fn print_report(r: &MatchReport) {
             fmt_elo(elo),
             fmt_elo(lo),
             fmt_elo(hi)
+        );
+    }
+    if r.interrupted {
+        println!(
+            "interrupted after {} of {} games",
+            r.games, r.games_requested
         );
     }
     if let (Some(t), Some(llr), Some(d)) = (r.sprt, r.llr, r.sprt_decision) {
@@ -337,6 +385,7 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
         setup_timeout: Duration::from_secs(10),
         pdn: a.pdn.clone(),
         event: "kingme-referee match".into(),
+        interrupt: Some(interrupt_on_signal()?),
     };
     let bar = if a.quiet {
         ProgressBar::hidden()
@@ -348,13 +397,16 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    let mut progress = Bar(bar);
+    let mut progress = Bar {
+        bar,
+        json: a.json.clone(),
+        json_error: None,
+    };
     let report = run_match(&cfg, &mut progress)?;
-    progress.0.finish_and_clear();
+    progress.bar.finish_and_clear();
     print_report(&report);
     if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
+        write_json(p, &report)?;
     }
     Ok(())
 }

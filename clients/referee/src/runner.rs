@@ -1,7 +1,7 @@
 //! A match: games between engine A and engine B on `concurrency` worker threads,
 //! each with its own pair of connections. Results come back to the calling
 //! thread, which keeps the score, writes the PDN as games finish, reports progress
-//! and stops early when an SPRT decides.
+//! (with the report so far) and stops early when an SPRT decides or when told to.
 
 use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::game::{play_game, GameRecord, GameSetup, Player, Score, TimeControl};
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// Everything a match needs.
@@ -52,6 +52,9 @@ pub struct MatchConfig {
     pub pdn: Option<PathBuf>,
     /// `Event` tag.
     pub event: String,
+    /// Set from outside (a signal handler, say) to start no more games: the
+    /// games under way finish and the report says `interrupted`.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// Why a match could not run.
@@ -139,6 +142,12 @@ pub struct MatchReport {
     pub sprt_decision: Option<SprtDecision>,
     /// Whether the SPRT stopped the match early.
     pub stopped_early: bool,
+    /// Whether the match was told to stop (`MatchConfig::interrupt`) before its
+    /// games were all played.
+    pub interrupted: bool,
+    /// Whether games are still to come: true in the reports given to
+    /// [`Progress`] while the match goes on, false in the one `run_match` returns.
+    pub in_progress: bool,
     /// How games ended, by kind.
     pub terminations: BTreeMap<String, u32>,
     /// Faults (illegal moves, timeouts, crashes, refusals) by engine.
@@ -166,15 +175,143 @@ fn label(name: &str, options: &[(String, String)]) -> String {
 
 /// Progress of a match as games finish.
 pub trait Progress {
-    /// A game has finished; `wdl` is the score so far.
-    fn game(&mut self, record: &GameRecord, wdl: &Wdl, llr: Option<f64>);
+    /// A game has finished; `report` is the match so far (`in_progress`).
+    fn game(&mut self, record: &GameRecord, report: &MatchReport);
 }
 
 /// No progress output.
 pub struct Quiet;
 
 impl Progress for Quiet {
-    fn game(&mut self, _: &GameRecord, _: &Wdl, _: Option<f64>) {}
+    fn game(&mut self, _: &GameRecord, _: &MatchReport) {}
+}
+
+/// The score as games come in.
+#[derive(Default)]
+struct Tally {
+    wdl: Wdl,
+    /// Games 2k-1 and 2k share an opening (see `schedule`).
+    pairs: Pentanomial,
+    /// A's points in the first finished game of each unfinished pair.
+    half_pairs: BTreeMap<usize, f64>,
+    llr: Option<f64>,
+    decision: Option<SprtDecision>,
+    /// Finished games, by round.
+    records: Vec<GameRecord>,
+}
+
+impl Tally {
+    /// Counts a finished game; true when the SPRT has decided.
+    fn add(&mut self, record: GameRecord, sprt: Option<&Sprt>) -> bool {
+        let points = match record.score() {
+            Score::Win => {
+                self.wdl.wins += 1;
+                1.0
+            }
+            Score::Draw => {
+                self.wdl.draws += 1;
+                0.5
+            }
+            Score::Loss => {
+                self.wdl.losses += 1;
+                0.0
+            }
+        };
+        let pair = (record.round - 1) / 2;
+        let pair_done = match self.half_pairs.remove(&pair) {
+            Some(other) => {
+                self.pairs.add(other, points);
+                true
+            }
+            None => {
+                self.half_pairs.insert(pair, points);
+                false
+            }
+        };
+        let at = self.records.partition_point(|r| r.round < record.round);
+        self.records.insert(at, record);
+        match (sprt, pair_done) {
+            (Some(t), true) => {
+                let (l, d) = t.decide_pairs(&self.pairs);
+                self.llr = Some(l);
+                self.decision = Some(d);
+                d != SprtDecision::Continue
+            }
+            _ => false,
+        }
+    }
+}
+
+/// What a report needs besides the tally.
+struct Heading<'a> {
+    cfg: &'a MatchConfig,
+    label_a: &'a str,
+    label_b: &'a str,
+    started: Instant,
+}
+
+impl Heading<'_> {
+    fn report(
+        &self,
+        t: &Tally,
+        stopped: bool,
+        interrupted: bool,
+        in_progress: bool,
+    ) -> MatchReport {
+        let cfg = self.cfg;
+        let mut terminations = BTreeMap::new();
+        let mut faults = BTreeMap::new();
+        for r in &t.records {
+            *terminations
+                .entry(r.termination.key().to_string())
+                .or_insert(0) += 1;
+            if let Some(side) = r.termination.fault() {
+                *faults.entry(side.to_string()).or_insert(0) += 1;
+            }
+        }
+        let wdl = t.wdl;
+        let (elo, lo, hi) = wdl.elo();
+        let short = (wdl.games() as usize) < cfg.games;
+        MatchReport {
+            engine_a: format!("{} <{}>", self.label_a, cfg.engine_a),
+            engine_b: format!("{} <{}>", self.label_b, cfg.engine_b),
+            variant: cfg.variant.name().to_string(),
+            time_control: cfg.tc.to_string(),
+            games_requested: cfg.games,
+            wdl,
+            pentanomial: t.pairs,
+            games: wdl.games(),
+            score: wdl.score(),
+            elo: finite(elo),
+            elo_low: finite(lo),
+            elo_high: finite(hi),
+            los: wdl.los(),
+            sprt: cfg.sprt,
+            llr: t.llr,
+            sprt_decision: t.decision,
+            stopped_early: stopped && !interrupted && short,
+            interrupted: interrupted && short,
+            in_progress,
+            terminations,
+            faults,
+            seed: cfg.seed,
+            seconds: self.started.elapsed().as_secs_f64(),
+            game_list: t
+                .records
+                .iter()
+                .map(|r| GameSummary {
+                    round: r.round,
+                    opening: r.opening.clone(),
+                    a_color: r.a_color.name().to_string(),
+                    result: r.outcome.pdn().to_string(),
+                    score: r.score(),
+                    termination: r.termination.to_string(),
+                    termination_kind: r.termination.key().to_string(),
+                    plies: r.moves.len(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Which opening and colours game `i` (0-based) gets: ballot `i / 2` of the
@@ -244,14 +381,19 @@ pub fn run_match(
 
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    let interrupted = || {
+        cfg.interrupt
+            .as_deref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    };
     let (tx, rx) = mpsc::channel::<GameRecord>();
-    let mut wdl = Wdl::default();
-    // games 2k-1 and 2k share an opening (see `schedule`)
-    let mut pairs = Pentanomial::default();
-    let mut half_pairs: BTreeMap<usize, f64> = BTreeMap::new();
-    let mut llr = None;
-    let mut decision = None;
-    let mut records: Vec<GameRecord> = Vec::new();
+    let heading = Heading {
+        cfg,
+        label_a: &label_a,
+        label_b: &label_b,
+        started,
+    };
+    let mut tally = Tally::default();
     let mut pdn_error = None;
 
     std::thread::scope(|scope| {
@@ -269,7 +411,7 @@ pub fn run_match(
             std::thread::Builder::new()
                 .name(format!("referee-{w}"))
                 .spawn_scoped(scope, move || loop {
-                    if stop.load(Ordering::Relaxed) {
+                    if stop.load(Ordering::Relaxed) || interrupted() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -297,38 +439,8 @@ pub fn run_match(
         }
         drop(tx);
         for record in rx {
-            let points = match record.score() {
-                Score::Win => {
-                    wdl.wins += 1;
-                    1.0
-                }
-                Score::Draw => {
-                    wdl.draws += 1;
-                    0.5
-                }
-                Score::Loss => {
-                    wdl.losses += 1;
-                    0.0
-                }
-            };
-            let pair = (record.round - 1) / 2;
-            let pair_done = match half_pairs.remove(&pair) {
-                Some(other) => {
-                    pairs.add(other, points);
-                    true
-                }
-                None => {
-                    half_pairs.insert(pair, points);
-                    false
-                }
-            };
-            if let (Some(t), true) = (&cfg.sprt, pair_done) {
-                let (l, d) = t.decide_pairs(&pairs);
-                llr = Some(l);
-                decision = Some(d);
-                if d != SprtDecision::Continue {
-                    stop.store(true, Ordering::Relaxed);
-                }
+            if tally.add(record.clone(), cfg.sprt.as_ref()) {
+                stop.store(true, Ordering::Relaxed);
             }
             if let Some(f) = &mut pdn_file {
                 let text = pdn::write_game(&record, &cfg.event, &date);
@@ -336,8 +448,11 @@ pub fn run_match(
                     pdn_error.get_or_insert(e);
                 }
             }
-            progress.game(&record, &wdl, llr);
-            records.push(record);
+            let stopped = stop.load(Ordering::Relaxed);
+            progress.game(
+                &record,
+                &heading.report(&tally, stopped, interrupted(), true),
+            );
         }
     });
     if let (Some(e), Some(p)) = (pdn_error, &cfg.pdn) {
@@ -347,52 +462,5 @@ pub fn run_match(
         });
     }
 
-    records.sort_by_key(|r| r.round);
-    let mut terminations = BTreeMap::new();
-    let mut faults = BTreeMap::new();
-    for r in &records {
-        *terminations
-            .entry(r.termination.key().to_string())
-            .or_insert(0) += 1;
-        if let Some(side) = r.termination.fault() {
-            *faults.entry(side.to_string()).or_insert(0) += 1;
-        }
-    }
-    let (elo, lo, hi) = wdl.elo();
-    Ok(MatchReport {
-        engine_a: format!("{label_a} <{}>", cfg.engine_a),
-        engine_b: format!("{label_b} <{}>", cfg.engine_b),
-        variant: cfg.variant.name().to_string(),
-        time_control: cfg.tc.to_string(),
-        games_requested: cfg.games,
-        wdl,
-        pentanomial: pairs,
-        games: wdl.games(),
-        score: wdl.score(),
-        elo: finite(elo),
-        elo_low: finite(lo),
-        elo_high: finite(hi),
-        los: wdl.los(),
-        sprt: cfg.sprt,
-        llr,
-        sprt_decision: decision,
-        stopped_early: stop.load(Ordering::Relaxed) && (wdl.games() as usize) < cfg.games,
-        terminations,
-        faults,
-        seed: cfg.seed,
-        seconds: started.elapsed().as_secs_f64(),
-        game_list: records
-            .iter()
-            .map(|r| GameSummary {
-                round: r.round,
-                opening: r.opening.clone(),
-                a_color: r.a_color.name().to_string(),
-                result: r.outcome.pdn().to_string(),
-                score: r.score(),
-                termination: r.termination.to_string(),
-                termination_kind: r.termination.key().to_string(),
-                plies: r.moves.len(),
-            })
-            .collect(),
-    })
+    Ok(heading.report(&tally, stop.load(Ordering::Relaxed), interrupted(), false))
 }

@@ -8,17 +8,18 @@ use kingme::Variant;
 use kingme_referee::game::{GameRecord, Score, Side, Termination, TimeControl};
 use kingme_referee::pdn::parse_pdn;
 use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
-use kingme_referee::stats::Wdl;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Keeps every finished game.
+/// Keeps every finished game, and checks each report so far against them.
 #[derive(Default)]
 struct Collect(Vec<GameRecord>);
 
 impl Progress for Collect {
-    fn game(&mut self, r: &GameRecord, _: &Wdl, _: Option<f64>) {
+    fn game(&mut self, r: &GameRecord, report: &MatchReport) {
         self.0.push(r.clone());
+        assert!(report.in_progress);
+        check_consistent(report, &self.0, None);
     }
 }
 
@@ -40,6 +41,7 @@ fn config(a: &str, b: &str, games: usize, pdn: Option<PathBuf>) -> MatchConfig {
         setup_timeout: Duration::from_secs(20),
         pdn,
         event: "test".into(),
+        interrupt: None,
     }
 }
 
@@ -56,8 +58,11 @@ fn check_consistent(report: &MatchReport, games: &[GameRecord], pdn_text: Option
             Score::Draw => d += 1,
             Score::Loss => l += 1,
         }
-        let s = &report.game_list[g.round - 1];
-        assert_eq!(s.round, g.round);
+        let s = report
+            .game_list
+            .iter()
+            .find(|s| s.round == g.round)
+            .expect("every finished game in the list");
         assert_eq!(s.plies, g.moves.len());
         assert_eq!(s.result, g.outcome.pdn());
     }
@@ -84,6 +89,10 @@ fn check_consistent(report: &MatchReport, games: &[GameRecord], pdn_text: Option
         }
     }
     assert_eq!(report.pentanomial.0, pairs);
+    assert!(
+        report.game_list.windows(2).all(|w| w[0].round < w[1].round),
+        "game list by round"
+    );
     let Some(text) = pdn_text else { return };
     let parsed = parse_pdn(text).expect("our PDN parses");
     assert_eq!(parsed.len(), n);
@@ -347,6 +356,89 @@ fn sprt_stops_a_one_sided_match_early() {
     );
     assert!(report.llr.unwrap() <= report.sprt.unwrap().bounds().0);
     check_consistent(&report, &seen.0, None);
+}
+
+/// An interrupt starts no more games: those under way finish and count, and
+/// the report says the match was interrupted.
+#[test]
+fn an_interrupted_match_finishes_the_games_under_way_and_reports_them() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    struct StopAfterFirst(Collect, Arc<AtomicBool>);
+    impl Progress for StopAfterFirst {
+        fn game(&mut self, r: &GameRecord, report: &MatchReport) {
+            self.0.game(r, report);
+            self.1.store(true, Ordering::Relaxed);
+        }
+    }
+    let server = Server::start(&[]);
+    let mut cfg = config(&server.spec(), &server.spec(), 40, None);
+    let flag = Arc::new(AtomicBool::new(false));
+    cfg.interrupt = Some(Arc::clone(&flag));
+    let mut seen = StopAfterFirst(Collect::default(), flag);
+    let report = run_match(&cfg, &mut seen).expect("match runs");
+    // concurrency 2: the first game to end stops the match, the other under way
+    // finishes, and perhaps one more started before the first ended
+    assert!((1..=3).contains(&report.games), "{} games", report.games);
+    assert!(report.interrupted && !report.stopped_early && !report.in_progress);
+    check_consistent(&report, &seen.0 .0, None);
+}
+
+/// SIGTERM (as Ctrl-C) ends a match from the command line cleanly: the summary is
+/// printed and the JSON, rewritten after every game, holds every finished game.
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_a_command_line_match_with_its_summary() {
+    let server = Server::start(&[]);
+    let dir = TempDir::new("sigterm");
+    let (pdn, json) = (dir.path("g.pdn"), dir.path("s.json"));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+        .args(["--engine-a", &server.spec(), "--engine-b", &server.spec()])
+        .args(["--option-a", "Level=easy", "--option-b", "Level=easy"])
+        .args(["--games", "400", "--movetime", "20", "--quiet"])
+        .arg("--pdn")
+        .arg(&pdn)
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run kingme-referee");
+    // wait for the first game's summary, then ask the referee to stop
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let progress = loop {
+        if let Ok(text) = std::fs::read_to_string(&json) {
+            break text;
+        }
+        assert!(std::time::Instant::now() < deadline, "no game in 120 s");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let v: serde_json::Value = serde_json::from_str(&progress).expect("whole JSON");
+    assert_eq!(v["in_progress"], true);
+    assert!(v["games"].as_u64().unwrap() >= 1);
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stderr.contains("finishing the games under way"), "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = v["games"].as_u64().unwrap();
+    assert!((1..400).contains(&games), "{games} games");
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["in_progress"], false);
+    assert!(
+        stdout.contains(&format!("interrupted after {games} of 400 games")),
+        "{stdout}"
+    );
+    assert!(v["faults"].as_object().unwrap().is_empty(), "{v}");
+    let played = parse_pdn(&std::fs::read_to_string(&pdn).unwrap()).unwrap();
+    assert_eq!(played.len() as u64, games);
 }
 
 /// `--adjudicate-egdb`: a game that reaches a position the databases know ends
