@@ -193,3 +193,21 @@ impl Game {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pass (mini) resets the count of quiet plies, as the search counts it.
+    #[test]
+    fn a_pass_is_irreversible() {
+        // Black's man on 16 is on its last row and cannot move; White's on 5 can.
+        let pos = Position::from_fen(Variant::Mini, "B:W5:B16").unwrap();
+        let pass = pos.legal_moves()[0];
+        assert!(pass.is_pass());
+        assert!(pos.is_irreversible(pass));
+        let mut game = Game::from_position(pos);
+        game.play(pass).unwrap();
+        assert_eq!(game.quiet_plies(), 0);
+    }
+}

@@ -117,13 +117,14 @@ impl Position {
         self.kings
     }
 
-    /// Whether `m` (a move of this position) is irreversible: a capture or a
-    /// man's move, the moves that reset the count of quiet moves and end a
-    /// distance to conversion. A pass is not.
+    /// Whether `m` (a move of this position) is irreversible: a capture, a
+    /// man's move or a pass (mini: after a pass the other side must move, and
+    /// every mini move is a man's), the moves that reset the count of quiet
+    /// moves and end a distance to conversion.
     #[inline]
     #[must_use]
     pub fn is_irreversible(&self, m: Move) -> bool {
-        m.is_capture() || (!m.is_pass() && !self.kings.contains(m.from()))
+        m.is_capture() || m.is_pass() || !self.kings.contains(m.from())
     }
 
     /// The men of `color`.

@@ -333,8 +333,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             // every child that generates moves probes the table (capture
             // resolution below depth 0 too): start loading its slot now
             self.sh.tt.prefetch(child.hash());
-            let irreversible = m.is_pass() || pos.is_irreversible(m);
-            let cq = if irreversible { 0 } else { quiet + 1 };
+            let cq = if pos.is_irreversible(m) { 0 } else { quiet + 1 };
             self.path.push(hash);
             let score = if rank == 0 {
                 -self.search::<R, TRACE>(&child, new_depth, -beta, -alpha, ply + 1, cq, Some(m))
