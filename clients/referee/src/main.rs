@@ -200,8 +200,8 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
 struct Bar {
     bar: ProgressBar,
     json: Option<PathBuf>,
-    /// The first failure to write the JSON (reported once).
-    json_error: Option<String>,
+    /// Whether writing the JSON failed once (reported then, not tried again).
+    json_failed: bool,
 }
 
 impl Progress for Bar {
@@ -227,10 +227,10 @@ impl Progress for Bar {
         }
         self.bar.set_message(msg);
         self.bar.inc(1);
-        if let (Some(p), None) = (&self.json, &self.json_error) {
+        if let (Some(p), false) = (&self.json, self.json_failed) {
             if let Err(e) = write_json(p, report) {
                 self.bar.println(format!("kingme-referee: {e:#}"));
-                self.json_error = Some(format!("{e:#}"));
+                self.json_failed = true;
             }
         }
     }
@@ -238,7 +238,7 @@ impl Progress for Bar {
 
 /// Writes the summary to `path` through a temporary file beside it, so that a
 /// reader never sees half a file.
-fn write_json(path: &Path, report: &MatchReport) -> Result<()> {
+fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(report)? + "\n";
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
@@ -400,7 +400,7 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
     let mut progress = Bar {
         bar,
         json: a.json.clone(),
-        json_error: None,
+        json_failed: false,
     };
     let report = run_match(&cfg, &mut progress)?;
     progress.bar.finish_and_clear();
@@ -456,8 +456,7 @@ fn run_load_cli(a: LoadArgs) -> Result<()> {
         println!("errors: {} ({})", r.error_count(), e.join(", "));
     }
     if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&r)?;
-        std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
+        write_json(p, &r)?;
     }
     if r.error_count() > 0 {
         bail!("{} errors", r.error_count());
