@@ -51,11 +51,22 @@ impl fmt::Display for Side {
     }
 }
 
+/// How long a search limited to `nodes` may take before its answer counts
+/// as missing: ten seconds plus a millisecond for every hundred nodes (an
+/// engine slower than 100,000 nodes a second is taken as stuck).
+#[must_use]
+pub fn nodes_deadline_ms(nodes: u64) -> i64 {
+    (10_000 + nodes / 100).min(i64::MAX as u64) as i64
+}
+
 /// How long engines may think.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum TimeControl {
     /// A fixed time per move, in milliseconds (`go movetime`).
     MoveTime(u64),
+    /// A fixed number of nodes per move (`go nodes`): the same search
+    /// whatever the machine's speed, to compare knowledge without speed.
+    Nodes(u64),
     /// A game clock per side with an increment per move, in milliseconds
     /// (`go wtime btime winc binc`).
     Clock {
@@ -70,6 +81,7 @@ impl fmt::Display for TimeControl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TimeControl::MoveTime(ms) => write!(f, "movetime {ms} ms"),
+            TimeControl::Nodes(n) => write!(f, "{n} nodes a move"),
             TimeControl::Clock { base_ms, inc_ms } => {
                 write!(
                     f,
@@ -361,7 +373,7 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
     let mut game = Game::from_position(start);
     let mut clock = match setup.tc {
         TimeControl::Clock { base_ms, .. } => [base_ms as i64; 2],
-        TimeControl::MoveTime(_) => [0; 2],
+        TimeControl::MoveTime(_) | TimeControl::Nodes(_) => [0; 2],
     };
     let position_head = if setup.opening.is_startpos() {
         "position startpos".to_string()
@@ -414,6 +426,7 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         }
         let (go, limit_ms) = match setup.tc {
             TimeControl::MoveTime(ms) => (format!("go movetime {ms}"), ms as i64),
+            TimeControl::Nodes(n) => (format!("go nodes {n}"), nodes_deadline_ms(n)),
             TimeControl::Clock { inc_ms, .. } => (
                 format!(
                     "go wtime {} btime {} winc {inc_ms} binc {inc_ms}",

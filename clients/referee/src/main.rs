@@ -77,6 +77,10 @@ struct MatchArgs {
     /// Game clock instead: SECONDS+INCREMENT per side, e.g. 10+0.1.
     #[arg(long, value_name = "SECONDS+INC", conflicts_with = "movetime")]
     tc: Option<String>,
+    /// Nodes per move instead (`go nodes`): the same searches whatever the
+    /// machine's speed, to compare evaluations without their speed.
+    #[arg(long, value_name = "N", conflicts_with_all = ["movetime", "tc"])]
+    nodes: Option<u64>,
     /// english (ACF 3-move ballots) or mini (all 0-2 ply openings).
     #[arg(long, default_value = "english")]
     variant: String,
@@ -337,11 +341,13 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
         }
     };
     let variant: Variant = a.variant.parse()?;
-    let tc = match (&a.tc, a.movetime) {
-        (Some(t), _) => parse_tc(t)?,
-        (None, Some(ms)) if ms > 0 => TimeControl::MoveTime(ms),
-        (None, Some(_)) => bail!("--movetime must be positive"),
-        (None, None) => bail!("give --movetime MS or --tc SECONDS+INC"),
+    let tc = match (&a.tc, a.movetime, a.nodes) {
+        (Some(t), _, _) => parse_tc(t)?,
+        (None, Some(ms), _) if ms > 0 => TimeControl::MoveTime(ms),
+        (None, Some(_), _) => bail!("--movetime must be positive"),
+        (None, None, Some(n)) if n > 0 => TimeControl::Nodes(n),
+        (None, None, Some(_)) => bail!("--nodes must be positive"),
+        (None, None, None) => bail!("give --movetime MS, --tc SECONDS+INC or --nodes N"),
     };
     if a.games == 0 {
         bail!("--games must be positive");

@@ -175,6 +175,59 @@ fn mini_match_with_a_game_clock_over_stdio() {
     check_consistent(&report, &seen.0, Some(&text));
 }
 
+/// A match at a fixed number of nodes a move is the same match every time
+/// (one search thread, no noise): the engines were sent `go nodes`, not a time.
+#[test]
+fn a_match_at_fixed_nodes_is_the_same_match_twice() {
+    let kingme = format!("cmd:{}", common::kingme_bin().display());
+    let mut cfg = config(&kingme, &kingme, 2, None);
+    cfg.options_a.clear();
+    cfg.options_b.clear();
+    cfg.tc = TimeControl::Nodes(3000);
+    cfg.concurrency = 1;
+    let run = || {
+        let mut seen = Collect::default();
+        let report = run_match(&cfg, &mut seen).expect("match runs");
+        assert!(report.faults.is_empty(), "{:?}", report.game_list);
+        check_consistent(&report, &seen.0, None);
+        assert_eq!(report.time_control, "3000 nodes a move");
+        let mut games = seen.0;
+        games.sort_by_key(|g| g.round);
+        games.into_iter().map(|g| g.moves).collect::<Vec<_>>()
+    };
+    let first = run();
+    assert!(first.iter().all(|m| m.len() > 10), "{first:?}");
+    assert_eq!(first, run());
+}
+
+/// The limits a move may have are one at a time and positive, each refused
+/// with a one-line reason.
+#[test]
+fn the_command_line_refuses_bad_or_clashing_move_limits() {
+    for (args, why) in [
+        (&["--nodes", "0"][..], "--nodes must be positive"),
+        (&["--movetime", "0"][..], "--movetime must be positive"),
+        (
+            &["--nodes", "100", "--movetime", "20"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--nodes", "100", "--tc", "10+0.1"][..],
+            "cannot be used with",
+        ),
+        (&[][..], "give --movetime MS, --tc SECONDS+INC or --nodes N"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
+            .args(["--engine-a", "cmd:kingme", "--engine-b", "cmd:kingme"])
+            .args(args)
+            .output()
+            .expect("run kingme-referee");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn illegal_moves_lose_and_the_match_goes_on() {
     let server = Server::start(&[]);
