@@ -437,7 +437,10 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
             ),
         };
         let t0 = Instant::now();
-        let deadline = t0 + Duration::from_millis(limit_ms as u64) + setup.margin;
+        // a limit too far to add to the clock waits as long as a day does
+        let deadline = t0
+            .checked_add(Duration::from_millis(limit_ms as u64) + setup.margin)
+            .unwrap_or(t0 + Duration::from_secs(86_400));
         let answer = engine.search(setup.variant, &position, &go, deadline);
         let elapsed = t0.elapsed();
         let best = match answer {
