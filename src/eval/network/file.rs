@@ -28,12 +28,16 @@
 //! | `i16` x `buckets * l2 * l1`, `i32` x `buckets * l2` | second dense layers; biases |
 //! | `i16` x `buckets * l2`, `i32` x `buckets` | output weights; biases |
 //!
+//! The first dense layer's weights are `i16` in the file; where every one
+//! fits `i8` (the trainer keeps them so) the engine multiplies them as bytes
+//! over `u8` inputs, with the same sums.
+//!
 //! A file whose sums could overflow their integers (the accumulator with 24
 //! pieces, a dense layer with every input at its clip) is refused, so the
 //! arithmetic never wraps on a position.
 
 use super::accumulator::Accumulator;
-use super::kernels::{self, Aligned, Lanes};
+use super::kernels::{self, Aligned, DenseRows, Lanes};
 use super::{Boards, INPUTS, MAX_BUCKETS, MAX_PIECES, MAX_SCORE, QA, QB};
 use crate::board::Position;
 use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
@@ -76,7 +80,7 @@ pub struct Network {
     /// First layer bias.
     pub ft_b: Vec<i16>,
     /// First dense layers, `buckets * l1` rows of `2 hidden`.
-    pub l1_w: Aligned,
+    pub l1_w: DenseRows,
     /// First dense layers' biases, `buckets * l1`.
     pub l1_b: Vec<i32>,
     /// Second dense layers, `buckets * l2` rows of `l1`.
@@ -394,8 +398,6 @@ impl Network {
         let l = self.hidden / 16;
         let b = super::bucket(acc.boards().pieces(), self.buckets);
         let (n1, n2) = (self.l1, self.l2);
-        kernels::clip_lanes(acc.side_lanes(stm), &mut input[..l]);
-        kernels::clip_lanes(acc.side_lanes(!stm), &mut input[l..2 * l]);
         let mut sums = [0i32; MAX_DENSE];
         let mut l1 = [Lanes::default(); MAX_DENSE / 16];
         let mut l2 = [Lanes::default(); MAX_DENSE / 16];
@@ -406,12 +408,29 @@ impl Network {
                 std::slice::from_raw_parts_mut(l2.as_mut_ptr().cast::<i16>(), MAX_DENSE),
             )
         };
-        kernels::dense_lanes(
-            &input[..2 * l],
-            &self.l1_w.lanes()[b * n1 * 2 * l..],
-            &self.l1_b[b * n1..],
-            &mut sums[..n1],
-        );
+        match self.l1_w.narrow() {
+            // bytes: u8 inputs, i8 weights (the same sums)
+            Some(w) if kernels::has_avx2() && l.is_multiple_of(2) && n1.is_multiple_of(4) => {
+                let bytes = kernels::as_bytes_mut(input);
+                kernels::clip_pack(acc.side_lanes(stm), acc.side_lanes(!stm), bytes);
+                kernels::dense_bytes(
+                    &bytes[..l],
+                    &w[b * n1 * l..],
+                    &self.l1_b[b * n1..],
+                    &mut sums[..n1],
+                );
+            }
+            _ => {
+                kernels::clip_lanes(acc.side_lanes(stm), &mut input[..l]);
+                kernels::clip_lanes(acc.side_lanes(!stm), &mut input[l..2 * l]);
+                kernels::dense_lanes(
+                    &input[..2 * l],
+                    &self.l1_w.lanes()[b * n1 * 2 * l..],
+                    &self.l1_b[b * n1..],
+                    &mut sums[..n1],
+                );
+            }
+        }
         kernels::activate(&sums[..n1], &mut a1[..n1]);
         kernels::dense(
             &a1[..n1],
@@ -481,6 +500,8 @@ mod tests {
         assert_eq!(net.buckets, 1);
         assert_eq!(u32::from_le_bytes(BUILTIN[8..12].try_into().unwrap()), 1);
         assert_eq!(net.to_bytes(), BUILTIN);
+        // its first dense layer fits i8: the engine takes the byte kernels
+        assert!(net.l1_w.narrow().is_some());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! - The first layer (the *accumulator*) turns each perspective's inputs into
 //!   `hidden` sums (`i16`); both are clipped to 0..[`QA`] and put side to move
 //!   first, then two dense layers (`i16` weights, `i32` sums, clipped) and one
-//!   output give the score.
+//!   output give the score. The first dense layer runs on bytes (`u8`
+//!   inputs, `i8` weights) where its weights fit, with the same sums.
 //! - [`file`]: the weights file (`.kmn`) and the shipped network;
 //!   [`accumulator`]: the first layer and its incremental update;
 //!   [`kernels`]: the integer arithmetic, with a runtime AVX2 path.

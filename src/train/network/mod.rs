@@ -174,24 +174,39 @@ mod tests {
 
     #[test]
     fn the_engine_scores_like_the_trainers_quantised_forward_pass() {
-        let net = Network::random(5, 48, 16, 8, 4);
-        let mut cache = crate::eval::EvalCache::new();
-        let mut rng = SplitMix64(9);
-        let mut pos = Position::startpos(Variant::English);
-        let mut checked = 0;
-        for _ in 0..400 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                pos = Position::startpos(Variant::English);
-                continue;
+        // first dense weights beyond i8 (the i16 kernels), and within (the byte kernels)
+        let wide = Network::random(5, 48, 16, 8, 4);
+        assert!(wide.l1_w.narrow().is_none());
+        let random = Network::random(6, 64, 16, 8, 2);
+        let narrow = Network {
+            l1_w: random
+                .l1_w
+                .iter()
+                .map(|&w| w / 3)
+                .collect::<Vec<i16>>()
+                .into(),
+            ..random
+        };
+        assert!(narrow.l1_w.narrow().is_some());
+        for net in [wide, narrow] {
+            let mut cache = crate::eval::EvalCache::new();
+            let mut rng = SplitMix64(9);
+            let mut pos = Position::startpos(Variant::English);
+            let mut checked = 0;
+            for _ in 0..400 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    pos = Position::startpos(Variant::English);
+                    continue;
+                }
+                pos = pos.after(moves[(rng.next_u64() % moves.len() as u64) as usize]);
+                let want = quantised_score(&net, &pos);
+                assert_eq!(net.evaluate(&pos), want, "{}", pos.to_fen());
+                assert_eq!(cache.evaluate(&net, &pos), want, "{}", pos.to_fen());
+                checked += 1;
             }
-            pos = pos.after(moves[(rng.next_u64() % moves.len() as u64) as usize]);
-            let want = quantised_score(&net, &pos);
-            assert_eq!(net.evaluate(&pos), want, "{}", pos.to_fen());
-            assert_eq!(cache.evaluate(&net, &pos), want, "{}", pos.to_fen());
-            checked += 1;
+            assert!(checked > 300);
         }
-        assert!(checked > 300);
     }
 
     #[test]
@@ -222,6 +237,8 @@ mod tests {
         );
         let (w, l) = (net.evaluate(&win.position), net.evaluate(&loss.position));
         assert!(w > 150 && l < -150, "{w} {l}");
+        // the first dense layer is trained within i8, for the engine's byte kernels
+        assert!(net.l1_w.narrow().is_some());
         // the file round trip keeps every weight
         let back = Network::from_bytes(&net.to_bytes(), "t").unwrap();
         assert_eq!(back, net);

@@ -15,6 +15,9 @@ const FT_CLIP: f32 = 8.0;
 const FT_BIAS_CLIP: f32 = 32.0;
 /// Dense weights stay within this (`i16` at [`crate::eval::network::QB`]).
 const DENSE_CLIP: f32 = 127.0;
+/// The first dense layer's weights stay within this: `i8` at
+/// [`crate::eval::network::QB`], so that the engine takes its byte kernels.
+const L1_CLIP: f32 = 127.0 / crate::eval::network::QB as f32;
 
 /// Where each layer lives in the flat parameter vector: the first layer,
 /// then each dense layer's weights and biases for every bucket in turn (the
@@ -340,5 +343,6 @@ pub(super) fn clip(p: &mut [f32], ly: &Layout) {
     let c = |s: &mut [f32], m: f32| s.iter_mut().for_each(|v| *v = v.clamp(-m, m));
     c(&mut p[ly.ft_w..ly.ft_b], FT_CLIP);
     c(&mut p[ly.ft_b..ly.l1_w], FT_BIAS_CLIP);
-    c(&mut p[ly.l1_w..], DENSE_CLIP);
+    c(&mut p[ly.l1_w..ly.l1_b], L1_CLIP);
+    c(&mut p[ly.l1_b..], DENSE_CLIP);
 }
