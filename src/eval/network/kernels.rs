@@ -332,6 +332,38 @@ mod x86 {
         _mm_cvtsi128_si32(s)
     }
 
+    /// The four-rows kernels' common loop: over rows `j..j + 4`, `acc[r] =
+    /// step(acc[r], x, w)` for each 32-byte lane `x` of the input and the
+    /// matching lane `w` of row `r`, then the sums plus biases stored;
+    /// `out.len()` is a multiple of 4 and `T` is 32 bytes on a 32-byte boundary.
+    #[inline(always)]
+    unsafe fn four_rows<T>(
+        input: &[T],
+        weights: &[T],
+        bias: &[i32],
+        out: &mut [i32],
+        step: impl Fn(__m256i, __m256i, __m256i) -> __m256i,
+    ) {
+        const { assert!(size_of::<T>() == 32 && align_of::<T>() == 32) };
+        let n = input.len();
+        let mut j = 0;
+        while j + 4 <= out.len() {
+            let w = &weights[j * n..(j + 4) * n];
+            let mut acc = [_mm256_setzero_si256(); 4];
+            for (i, x) in input.iter().enumerate() {
+                // SAFETY: `T` is 32 bytes on a 32-byte boundary (asserted above)
+                let x = unsafe { _mm256_load_si256(std::ptr::from_ref(x).cast()) };
+                for (r, a) in acc.iter_mut().enumerate() {
+                    let y = unsafe { _mm256_load_si256(std::ptr::from_ref(&w[r * n + i]).cast()) };
+                    *a = step(*a, x, y);
+                }
+            }
+            // SAFETY: j + 4 <= out.len() <= bias.len()
+            unsafe { store4(acc, bias, out, j) };
+            j += 4;
+        }
+    }
+
     /// [`super::dense_lanes`] with 16 products per instruction, four rows at
     /// a time, aligned loads; `out.len()` is a multiple of 4.
     #[target_feature(enable = "avx2")]
@@ -341,22 +373,11 @@ mod x86 {
         bias: &[i32],
         out: &mut [i32],
     ) {
-        let n = input.len();
-        let mut j = 0;
-        while j + 4 <= out.len() {
-            let w = &weights[j * n..(j + 4) * n];
-            let mut acc = [_mm256_setzero_si256(); 4];
-            for (i, x) in input.iter().enumerate() {
-                // SAFETY: `Lanes` is 32 bytes on a 32-byte boundary
-                let x = unsafe { _mm256_load_si256(std::ptr::from_ref(x).cast()) };
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let y = unsafe { _mm256_load_si256(std::ptr::from_ref(&w[r * n + i]).cast()) };
-                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, y));
-                }
-            }
-            // SAFETY: j + 4 <= out.len() <= bias.len()
-            unsafe { store4(acc, bias, out, j) };
-            j += 4;
+        // SAFETY: the caller's promises
+        unsafe {
+            four_rows(input, weights, bias, out, |a, x, y| {
+                _mm256_add_epi32(a, _mm256_madd_epi16(x, y))
+            });
         }
     }
 
@@ -462,24 +483,12 @@ mod x86 {
         bias: &[i32],
         out: &mut [i32],
     ) {
-        let n = input.len();
         let ones = _mm256_set1_epi16(1);
-        let mut j = 0;
-        while j + 4 <= out.len() {
-            let w = &weights[j * n..(j + 4) * n];
-            let mut acc = [_mm256_setzero_si256(); 4];
-            for (i, x) in input.iter().enumerate() {
-                // SAFETY: `Bytes` is 32 bytes on a 32-byte boundary
-                let x = unsafe { _mm256_load_si256(std::ptr::from_ref(x).cast()) };
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let y = unsafe { _mm256_load_si256(std::ptr::from_ref(&w[r * n + i]).cast()) };
-                    let pairs = _mm256_maddubs_epi16(x, y);
-                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(pairs, ones));
-                }
-            }
-            // SAFETY: j + 4 <= out.len() <= bias.len()
-            unsafe { store4(acc, bias, out, j) };
-            j += 4;
+        // SAFETY: the caller's promises
+        unsafe {
+            four_rows(input, weights, bias, out, |a, x, y| {
+                _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), ones))
+            });
         }
     }
 
@@ -492,23 +501,12 @@ mod x86 {
         bias: &[i32],
         out: &mut [i32],
     ) {
-        let n = input.len();
-        let mut j = 0;
-        while j + 4 <= out.len() {
-            let w = &weights[j * n..(j + 4) * n];
-            let mut acc = [_mm256_setzero_si256(); 4];
-            for (i, x) in input.iter().enumerate() {
-                // SAFETY: `Bytes` is 32 bytes on a 32-byte boundary
-                let x = unsafe { _mm256_load_si256(std::ptr::from_ref(x).cast()) };
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let y = unsafe { _mm256_load_si256(std::ptr::from_ref(&w[r * n + i]).cast()) };
-                    *a = _mm256_dpbusd_epi32(*a, x, y);
-                }
-            }
-            // SAFETY: j + 4 <= out.len() <= bias.len()
-            unsafe { store4(acc, bias, out, j) };
-            j += 4;
-        }
+        // SAFETY: the caller's promises
+        unsafe {
+            four_rows(input, weights, bias, out, |a, x, y| {
+                _mm256_dpbusd_epi32(a, x, y)
+            })
+        };
     }
 
     /// [`super::dense`] with 8 products per instruction.
