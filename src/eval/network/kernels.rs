@@ -1,6 +1,7 @@
 //! The network's integer arithmetic: row additions for the accumulator
-//! (written so that the compiler vectorises them), the dense layers (AVX2 or
-//! SSE2 intrinsics, chosen at run time; portable code elsewhere), and
+//! (written so that the compiler vectorises them), the dense layers over
+//! `i16` (AVX2 or SSE2 intrinsics, chosen at run time; portable code
+//! elsewhere) and over bytes (AVX-512 VNNI or AVX2; portable), and
 //! [`avx2_twin!`](crate::avx2_twin), which compiles a function twice.
 
 use super::{QA, QB_SHIFT};
