@@ -51,7 +51,7 @@ pub const FORTY_MOVE_PLIES: u32 = 80;
 /// A game record.
 #[derive(Clone, Debug)]
 pub struct Game {
-    /// positions[0] is the start; positions[i] follows moves[i - 1].
+    /// `positions[0]` is the start; `positions[i]` follows `moves[i - 1]`.
     positions: Vec<Position>,
     moves: Vec<Move>,
     /// Plies since the last capture or man move, per position.

@@ -74,7 +74,7 @@ pub struct ParseWeightsError {
 }
 
 impl EnglishWeights {
-    /// Names of the weights, in the order of [`EnglishWeights::values`].
+    /// Names of the weights, in the order of `EnglishWeights::values`.
     pub const NAMES: [&'static str; 10] = [
         "man",
         "king",
