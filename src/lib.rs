@@ -37,7 +37,7 @@
 //!   `Trace`, exactly one `BestMove` or `Perft`). `SearchSlot` is one front
 //!   end's search (idle, queued, searching, answered), the same for the
 //!   kingme session, Hub and DXP.
-//! - [`bench`]: fixed positions to fixed depths; the node total is the search
+//! - [`mod@bench`]: fixed positions to fixed depths; the node total is the search
 //!   signature.
 //! - [`protocol`]: the kingme line protocol (`protocol/PROTOCOL.md`): the nom
 //!   parsed `Command`, the `Response` lines, and the transport-independent

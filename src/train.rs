@@ -1,13 +1,14 @@
 //! `kingme train`: fits the learned evaluation's weights to self-play data.
 //!
 //! The model is the one [`LearnedWeights::evaluate`] computes: every feature of
-//! [`features`] has a full-board and a bare-board weight, mixed by the number of
-//! pieces. A score `s` in centi-men is read as the side to move's expected result
-//! `sigmoid(s / K)`. The target of a position mixes the game's result with the
-//! search score it was played with: `lambda * result + (1 - lambda) *
-//! sigmoid(score / K)`. The loss is the cross-entropy, minimised by Adam over
-//! shuffled mini-batches; only the weights a batch touches are updated (their
-//! moments too), and the window and king-square weights decay towards zero.
+//! [`features`](crate::eval::features) has a full-board and a bare-board
+//! weight, mixed by the number of pieces. A score `s` in centi-men is read as
+//! the side to move's expected result `sigmoid(s / K)`. The target of a
+//! position mixes the game's result with the search score it was played with:
+//! `lambda * result + (1 - lambda) * sigmoid(score / K)`. The loss is the
+//! cross-entropy, minimised by Adam over shuffled mini-batches; only the
+//! weights a batch touches are updated (their moments too), and the window and
+//! king-square weights decay towards zero.
 //!
 //! The last part of the data (whole games, as written) is held out and its loss
 //! reported each epoch, so over-fitting shows. One thread, deterministic for a

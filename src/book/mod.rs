@@ -1,16 +1,16 @@
 //! English opening books: built by kingme's own search (`kingme book
 //! build`), stored in a checked file, played from by the engine.
 //!
-//! - [`file`]: the file format (header, sorted entries, moves, checksum),
+//! - [`mod@file`]: the file format (header, sorted entries, moves, checksum),
 //!   written atomically and checked as a whole when read.
-//! - [`build`]: drop-out expansion from the start and the 3-move ballots,
+//! - [`mod@build`]: drop-out expansion from the start and the 3-move ballots,
 //!   restartable from its own output.
-//! - [`probe`]: an open book (the shipped one or a memory-mapped file), the
+//! - `probe`: an open book (the shipped one or a memory-mapped file), the
 //!   moves it knows in a position and the choice among them.
 //! - `tree`: the book as positions and moves, values backed up by negamax
 //!   and the next positions to search by drop-out priority (built by
-//!   [`build`], shifted by [`learn`]).
-//! - [`learn`]: the values of the moves by which played games left the
+//!   [`mod@build`], shifted by [`mod@learn`]).
+//! - [`mod@learn`]: the values of the moves by which played games left the
 //!   book, moved towards those games' results.
 //! - [`stats`]: counts by depth and by ballot, and the check of every entry.
 

@@ -23,9 +23,9 @@
 //!
 //! - [`message`]: the DXP messages, parsed and written.
 //! - [`board`]: positions, colours and moves in pydraughts' English dialect.
-//! - [`codec`]: NUL-ended messages on TCP.
-//! - [`connection`]: one connection's game as a state machine (no I/O).
-//! - [`server`]: the listener, the connection loop and the settings.
+//! - `codec`: NUL-ended messages on TCP.
+//! - `connection`: one connection's game as a state machine (no I/O).
+//! - `server`: the listener, the connection loop and the settings.
 
 pub mod board;
 mod codec;

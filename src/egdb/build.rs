@@ -1,6 +1,6 @@
 //! The retrograde builder.
 //!
-//! Slices are built in [`plan`](super::plan) order, so captures and crownings
+//! Slices are built in [`plan`] order, so captures and crownings
 //! lead into slices already on disk. Inside a slice, blocks (one set of men,
 //! see [`index`](super::index)) are solved from the most advanced men
 //! backwards: a man's move leads into a block already solved. Blocks of equal
@@ -76,7 +76,7 @@ pub enum Format {
     /// The newest compact version ([`compact::COMPACT_VERSION`]).
     #[default]
     Compact,
-    /// Version 1, every index stored ([`file`](super::file)).
+    /// Version 1, every index stored ([`mod@file`]).
     Full,
 }
 

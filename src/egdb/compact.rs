@@ -19,7 +19,7 @@
 //! Every block is one zstd frame: a values block holds the value codes of
 //! [`VALUE_BLOCK`] positions at 2 bits each, a conversion block the
 //! distances of [`DISTANCE_BLOCK`] positions at a byte each; both decode to
-//! [`DECODED_BYTES`] bytes, kept in the process-wide [`cache`](super::cache).
+//! [`DECODED_BYTES`] bytes, kept in the process-wide [`cache`].
 //!
 //! Version 4 (written now) keeps in a conversion file only the distances of
 //! wins of at least [`SHORT_WIN`] plies: a shorter win is stored as 0 and a

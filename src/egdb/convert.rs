@@ -1,4 +1,4 @@
-//! A slice's values into compact files (see [`compact`](super::compact)),
+//! A slice's values into compact files (see [`compact`]),
 //! checked against where they came from: `egdb convert` from version 1
 //! files or older compact ones, `egdb build` from the builder's memory.
 
@@ -71,7 +71,7 @@ pub fn is_older_compact(dir: &Path, mat: Material) -> bool {
     v.iter().all(|v| v.is_some_and(compact::is_compact_version)) && v != [Some(COMPACT_VERSION); 2]
 }
 
-/// A slice's value codes ([`NOT_A_POSITION`] for an index that is no
+/// A slice's value codes (`NOT_A_POSITION` for an index that is no
 /// position) and distances by slice index, wherever they are held.
 pub trait SliceSource: Sync {
     /// The value code of index `i`.

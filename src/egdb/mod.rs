@@ -4,11 +4,11 @@
 //!
 //! # Layout
 //!
-//! - [`slice`]: [`Material`] (black men, black kings, white men, white kings),
+//! - [`mod@slice`]: [`Material`] (black men, black kings, white men, white kings),
 //!   the canonical slice names (`bm1bk1wm0wk1`) and the build [`plan`].
 //! - [`index`]: position ↔ index inside one slice (combinatorial ranks of the
 //!   men, then of the kings on the squares left, then the side to move).
-//! - [`file`]: the slice file format, version 1: header (format version,
+//! - [`mod@file`]: the slice file format, version 1: header (format version,
 //!   kind, slice name, position count, checksum), values packed 2 bits per
 //!   position; and the conversion-distance companion file (one byte per
 //!   position).
@@ -23,7 +23,7 @@
 //!   (from version 1 files, older compact files, or the builder's memory).
 //! - [`pack`]: several slices' compact files in one file, and the pack built
 //!   into kingme (every slice of up to 5 pieces).
-//! - [`build`]: the retrograde builder (restartable, one slice or all).
+//! - [`mod@build`]: the retrograde builder (restartable, one slice or all).
 //! - [`lock`]: a build's locks on its directory and slice.
 //! - [`probe`]: the [`Tablebase`]: directories added, slices opened lazily by
 //!   file name (any version), typed errors, never a guess; distances to

@@ -129,7 +129,7 @@ pub fn parse(bytes: &'static [u8], path: &Path) -> Result<Vec<Packed>, FileError
         .collect()
 }
 
-/// What [`write`] packed.
+/// What [`fn@write`] packed.
 #[derive(Clone, Copy, Debug)]
 pub struct Written {
     /// Slices packed.

@@ -1,21 +1,21 @@
 //! The engine: options, the transposition table, and searches on their own
 //! threads that report only through events. No I/O happens here.
 //!
-//! - [`level`]: the difficulty levels.
-//! - [`options`]: the typed options and the errors of setting one.
+//! - `level`: the difficulty levels.
+//! - `options`: the typed options and the errors of setting one.
 //! - [`option_table`]: every option declared once (name, Hub name, type,
 //!   range, default), and option text read into typed options: the kingme
 //!   handshake, Hub's `hello` and `set-param`, and the error lines use it.
-//! - [`limits`]: the limits of one `go` and the search limits they become.
-//! - [`mini`]: the policy for the solved mini-checkers table: whether it may
+//! - `limits`: the limits of one `go` and the search limits they become.
+//! - `mini`: the policy for the solved mini-checkers table: whether it may
 //!   be built, starting its build, waiting for it.
-//! - [`handle`]: the handle of a running search; `job`: the search as its
+//! - `handle`: the handle of a running search; `job`: the search as its
 //!   thread runs it, reporting through events.
 //! - `tablebases`: the endgame databases, one open set per directory shared
 //!   by the process's engines, read in the background.
-//! - [`slot`]: one front end's search as a state machine (idle, queued,
+//! - `slot`: one front end's search as a state machine (idle, queued,
 //!   searching), shared by the kingme session, Hub and DXP.
-//! - [`fault`]: failures the unit tests inject.
+//! - `fault`: failures the unit tests inject.
 
 mod answer;
 pub(crate) mod fault;

@@ -7,7 +7,7 @@
 //! | 8 | magic `KMWEIGHT` |
 //! | 4 | format version, [`FORMAT_VERSION`] |
 //! | 4 | generation (which training round made it; informative) |
-//! | 4 | number of features, [`FEATURES`](super::features::FEATURES) |
+//! | 4 | number of features, [`FEATURES`] |
 //! | 4 | scale: weights are in centi-men times this |
 //! | 8 | checksum: 64-bit FNV-1a of everything after the header |
 //! | 4 x features | per feature, the full-board then the bare-board weight, `i16` each |

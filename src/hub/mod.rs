@@ -29,8 +29,8 @@
 //! stderr.
 //!
 //! - [`wire`]: Hub's line syntax, positions and moves.
-//! - [`session`]: `HubSession`, lines and search events in, lines out.
-//! - [`runner`]: the session on stdin and stdout, driven by the server's
+//! - `session`: `HubSession`, lines and search events in, lines out.
+//! - `runner`: the session on stdin and stdout, driven by the server's
 //!   [`driver`](crate::server::driver) like every other front end.
 
 mod runner;

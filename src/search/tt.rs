@@ -52,7 +52,7 @@ pub struct TableAllocError {
 }
 
 /// A fixed-size table of search results keyed by Zobrist hash. Each key maps to
-/// a bucket of [`WAYS`] slots; a new key replaces the least useful of them
+/// a bucket of `WAYS` slots; a new key replaces the least useful of them
 /// (shallowest, from the oldest search).
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,

@@ -1,6 +1,6 @@
-//! The TCP transport: the shared [`listener`](super::listener) accepting
-//! connections, each a [`Session`](crate::protocol::Session) driven by the
-//! shared [`driver`](super::driver) over lines framed by [`KingmeCodec`].
+//! The TCP transport: the shared [`listener`] accepting connections, each a
+//! [`Session`] driven by the shared [`driver`](super::driver) over lines
+//! framed by [`KingmeCodec`].
 
 use super::codec::{KingmeCodec, Line};
 use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};

@@ -22,16 +22,16 @@
 //! advancement) on all threads, and keeps their values (README gives its time
 //! and memory).
 //!
-//! - [`value`]: `GameValue`, a position's exact value.
-//! - [`key`]: the key of a position in the tables (its men, folded onto the
+//! - `value`: `GameValue`, a position's exact value.
+//! - `key`: the key of a position in the tables (its men, folded onto the
 //!   mover's side).
-//! - [`memo`]: the compact map from keys to values.
-//! - [`keymoves`]: the moves of a position made directly on its key.
-//! - [`index`]: a dense numbering of the positions of each material class.
-//! - [`zeroed`]: large zero-filled arrays on huge pages, for the build.
-//! - [`layered`]: the layer-by-layer build of every reachable position.
-//! - [`solver`]: `MiniSolver`, memoised negamax over the game DAG.
-//! - [`table`]: `MiniTablebase`, the shared table of every reachable position.
+//! - `memo`: the compact map from keys to values.
+//! - `keymoves`: the moves of a position made directly on its key.
+//! - `index`: a dense numbering of the positions of each material class.
+//! - `zeroed`: large zero-filled arrays on huge pages, for the build.
+//! - `layered`: the layer-by-layer build of every reachable position.
+//! - `solver`: `MiniSolver`, memoised negamax over the game DAG.
+//! - `table`: `MiniTablebase`, the shared table of every reachable position.
 
 mod index;
 mod key;

@@ -260,7 +260,7 @@ impl Tablebase {
 
     /// [`Tablebase::best_move`] without reading any file (see
     /// [`Tablebase::probe_wdl_now`]), its search for distances bounded by
-    /// [`ROOT_SEARCH_BOUND`] positions ([`ProbeError::Bound`] past it).
+    /// `ROOT_SEARCH_BOUND` positions ([`ProbeError::Bound`] past it).
     pub fn best_move_now(&self, pos: &Position) -> Result<Option<(Move, Wdl)>, ProbeError> {
         self.best_move_with(pos, Wait::No)
     }

@@ -10,7 +10,7 @@
 //!   first, then two dense layers (`i16` weights, `i32` sums, clipped) and one
 //!   output give the score. The first dense layer runs on bytes (`u8`
 //!   inputs, `i8` weights) where its weights fit, with the same sums.
-//! - [`file`]: the weights file (`.kmn`) and the shipped network;
+//! - [`mod@file`]: the weights file (`.kmn`) and the shipped network;
 //!   [`accumulator`]: the first layer and its incremental update;
 //!   [`kernels`]: the integer arithmetic, with a runtime AVX2 path.
 //!

@@ -6,7 +6,7 @@
 //! perspectives' first layers, clipped to 0..1, side to move first, two
 //! clipped dense layers and an output `o`, read as the side to move's
 //! expected result `sigmoid(o)` (so `o * K` is the score in centi-men). The
-//! target and the loss are the pattern trainer's ([`super::target`], the
+//! target and the loss are the pattern trainer's (`super::target`, the
 //! cross-entropy). Adam over shuffled mini-batches, the step falling linearly
 //! to a tenth; weights are kept inside the ranges that the integer network
 //! can hold. Each batch is cut into a fixed number of parts whose gradients
