@@ -136,9 +136,9 @@ pub struct MatchReport {
     pub los: f64,
     /// SPRT parameters, if any.
     pub sprt: Option<Sprt>,
-    /// Final LLR.
+    /// The LLR: at the decision once the SPRT has decided, else after the last pair.
     pub llr: Option<f64>,
-    /// The SPRT's decision.
+    /// The SPRT's decision (kept once reached, whatever the games under way then add).
     pub sprt_decision: Option<SprtDecision>,
     /// Whether the SPRT stopped the match early.
     pub stopped_early: bool,
@@ -194,6 +194,7 @@ struct Tally {
     pairs: Pentanomial,
     /// A's points in the first finished game of each unfinished pair.
     half_pairs: BTreeMap<usize, f64>,
+    /// The SPRT's log-likelihood ratio and decision, frozen once it decides.
     llr: Option<f64>,
     decision: Option<SprtDecision>,
     /// Finished games, by round.
@@ -231,6 +232,9 @@ impl Tally {
         let at = self.records.partition_point(|r| r.round < record.round);
         self.records.insert(at, record);
         match (sprt, pair_done) {
+            // a decision stands: pairs finished after it (the games under way
+            // when it came) count in the score but not in the test
+            _ if self.decision.is_some_and(|d| d != SprtDecision::Continue) => true,
             (Some(t), true) => {
                 let (l, d) = t.decide_pairs(&self.pairs);
                 self.llr = Some(l);
@@ -463,4 +467,57 @@ pub fn run_match(
     }
 
     Ok(heading.report(&tally, stop.load(Ordering::Relaxed), interrupted(), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Termination;
+    use kingme::board::Outcome;
+
+    fn record(round: usize, a_wins: bool) -> GameRecord {
+        GameRecord {
+            round,
+            variant: Variant::English,
+            opening: String::new(),
+            fen: None,
+            a_color: Color::Black,
+            black: "a".into(),
+            white: "b".into(),
+            moves: Vec::new(),
+            outcome: Outcome::Win(if a_wins { Color::Black } else { Color::White }),
+            termination: Termination::Repetition,
+        }
+    }
+
+    /// Once the SPRT has decided, a pair finished afterwards (a game that was
+    /// under way) counts in the score but does not reopen the test.
+    #[test]
+    fn the_sprt_decision_stands_after_the_games_under_way_finish() {
+        let sprt = Sprt::new(0.0, 10.0);
+        let mut t = Tally::default();
+        let mut round = 1;
+        let decided = loop {
+            let a = t.add(record(round, false), Some(&sprt));
+            let b = t.add(record(round + 1, false), Some(&sprt));
+            round += 2;
+            assert!(!a, "no decision on half a pair");
+            if b {
+                break t.llr.unwrap();
+            }
+            assert!(round < 1000, "losing every pair must reject");
+        };
+        assert_eq!(t.decision, Some(SprtDecision::H0));
+        assert!(decided <= sprt.bounds().0);
+        // the games under way: wins for A, which alone would lift the LLR
+        for _ in 0..3 {
+            assert!(t.add(record(round, true), Some(&sprt)));
+            assert!(t.add(record(round + 1, true), Some(&sprt)));
+            round += 2;
+        }
+        assert_eq!(t.decision, Some(SprtDecision::H0));
+        assert_eq!(t.llr, Some(decided));
+        assert_eq!(t.wdl.wins, 6);
+        assert_eq!(t.pairs.pairs() as usize, (round - 1) / 2);
+    }
 }
