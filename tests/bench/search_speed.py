@@ -1,7 +1,8 @@
 """Search speed of two kingme binaries, interleaved (this VM's speed drifts, so
 only runs taken turn about compare): `kingme bench --depth-delta D` summed over
 the rounds, and a game-like search (`go nodes N` from three positions, one
-process and one table kept across them, as in a game). Prints each binary's
+process and one table kept across them, as in a game; `dN` for NODES searches
+to depth N instead, which compares changes that alter the tree). Prints each binary's
 nodes, summed time and the ratio of the first's time to the second's; the node
 counts must match for a pure speed change.
 
@@ -11,7 +12,8 @@ import re, subprocess, sys
 
 NEW, BASE = sys.argv[1], sys.argv[2]
 ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-NODES = int(sys.argv[4]) if len(sys.argv) > 4 else 4_000_000
+NODES = sys.argv[4] if len(sys.argv) > 4 else "4000000"
+GO = f"go depth {NODES[1:]}" if NODES.startswith("d") else f"go nodes {int(NODES)}"
 DELTA = sys.argv[5] if len(sys.argv) > 5 else "1"
 FENS = [
     "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
@@ -30,7 +32,7 @@ def game_like(binary):
     p = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     nodes = ms = 0
     for fen in FENS:
-        p.stdin.write(f"position fen {fen}\ngo nodes {NODES}\n")
+        p.stdin.write(f"position fen {fen}\n{GO}\n")
         p.stdin.flush()
         last = None
         for line in p.stdout:
