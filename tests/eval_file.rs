@@ -252,8 +252,12 @@ fn a_damaged_network_file_is_refused_and_the_evaluation_kept() {
     buckets[48] = 9;
     let mut reserved = bytes.clone();
     reserved[52] = 1;
-    let mut huge = net.clone();
-    huge.ft_w.iter_mut().take(32 * 24).for_each(|w| *w = 3000);
+    let mut ft_w = net.ft_w.to_vec();
+    ft_w.iter_mut().take(32 * 24).for_each(|w| *w = 3000);
+    let huge = Network {
+        ft_w: ft_w.into(),
+        ..net.clone()
+    };
     let cases = [
         (write("corrupt.kmn", &corrupt), "checksum"),
         (

@@ -10,7 +10,7 @@
 
 use super::file::Network;
 use super::kernels::{self, Aligned, Lanes};
-use super::{for_each_input, input_index, Boards};
+use super::{input_index, Boards, INPUTS};
 use crate::board::{Color, Position};
 
 /// The first layer's sums for both perspectives (Black's, then White's).
@@ -65,20 +65,24 @@ impl Accumulator {
     #[inline(always)]
     pub fn refresh(&mut self, net: &Network, boards: Boards) {
         let h = self.hidden;
-        let l = h / 16;
         self.values[..h].copy_from_slice(&net.ft_b);
         self.values[h..].copy_from_slice(&net.ft_b);
-        let rows = net.ft_w.lanes();
         let mut came = [0usize; 32];
-        for (i, perspective) in Color::ALL.into_iter().enumerate() {
-            let mut n = 0;
-            for_each_input(&boards, perspective, |f| {
-                came[n] = f;
+        let mut n = 0;
+        for (kind, &b) in boards.0.iter().enumerate() {
+            let mut b = b;
+            while b != 0 {
+                came[n] = piece_index(kind, b.trailing_zeros());
                 n += 1;
-            });
-            let acc = &mut self.values.lanes_mut()[i * l..(i + 1) * l];
-            kernels::move_lanes(acc, rows, &[], &came[..n]);
+                b &= b - 1;
+            }
         }
+        kernels::move_lanes(
+            self.values.lanes_mut(),
+            net.ft_w.by_piece(),
+            &[],
+            &came[..n],
+        );
         self.boards = boards;
     }
 
@@ -95,29 +99,87 @@ impl Accumulator {
             self.refresh(net, boards);
             return;
         }
-        let l = self.hidden / 16;
-        let rows = net.ft_w.lanes();
-        // fewer rows change than there are pieces (or it is a refresh)
+        // fewer rows change than there are pieces
         let (mut gone, mut came) = ([0usize; 32], [0usize; 32]);
-        for (i, perspective) in Color::ALL.into_iter().enumerate() {
-            let (mut ng, mut nc) = (0, 0);
-            for kind in 0..4 {
-                let (mut g, mut c) = (old[kind] & !new[kind], new[kind] & !old[kind]);
-                while g != 0 {
-                    gone[ng] = input_index(perspective, kind, g.trailing_zeros());
-                    ng += 1;
-                    g &= g - 1;
-                }
-                while c != 0 {
-                    came[nc] = input_index(perspective, kind, c.trailing_zeros());
-                    nc += 1;
-                    c &= c - 1;
+        let (mut ng, mut nc) = (0, 0);
+        for kind in 0..4 {
+            let (mut g, mut c) = (old[kind] & !new[kind], new[kind] & !old[kind]);
+            while g != 0 {
+                gone[ng] = piece_index(kind, g.trailing_zeros());
+                ng += 1;
+                g &= g - 1;
+            }
+            while c != 0 {
+                came[nc] = piece_index(kind, c.trailing_zeros());
+                nc += 1;
+                c &= c - 1;
+            }
+        }
+        let rows = net.ft_w.by_piece();
+        kernels::move_lanes(self.values.lanes_mut(), rows, &gone[..ng], &came[..nc]);
+        self.boards = boards;
+    }
+}
+
+/// The row of [`FeatureRows::by_piece`] of a piece of board `kind` (as in
+/// [`Boards`]) on bit `bit`.
+#[inline(always)]
+fn piece_index(kind: usize, bit: u32) -> usize {
+    kind * 32 + bit as usize
+}
+
+/// The first layer's weights: a row of `hidden` values per input
+/// ([`INPUTS`] rows, as in the file), and the same rows paired by piece, so
+/// that one pass over the pieces that moved updates both perspectives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeatureRows {
+    by_input: Aligned,
+    by_piece: Aligned,
+}
+
+impl FeatureRows {
+    /// The rows by input, as whole lanes (`hidden` a multiple of 16).
+    #[inline(always)]
+    #[must_use]
+    pub fn lanes(&self) -> &[Lanes] {
+        self.by_input.lanes()
+    }
+
+    /// For each piece (`kind * 32 + bit`, the boards as in [`Boards`]),
+    /// `2 hidden` values: its input's row in Black's view, then in White's
+    /// (the accumulator's layout), as whole lanes.
+    #[inline(always)]
+    #[must_use]
+    pub fn by_piece(&self) -> &[Lanes] {
+        self.by_piece.lanes()
+    }
+}
+
+impl From<Vec<i16>> for FeatureRows {
+    /// `v` holds [`INPUTS`] rows of `hidden` values, `hidden` a multiple of 16.
+    fn from(v: Vec<i16>) -> FeatureRows {
+        let h = v.len() / INPUTS;
+        let mut paired = Vec::with_capacity(2 * INPUTS * h);
+        for kind in 0..4 {
+            for bit in 0..32 {
+                for perspective in Color::ALL {
+                    let f = input_index(perspective, kind, bit);
+                    paired.extend_from_slice(&v[f * h..(f + 1) * h]);
                 }
             }
-            let acc = &mut self.values.lanes_mut()[i * l..(i + 1) * l];
-            kernels::move_lanes(acc, rows, &gone[..ng], &came[..nc]);
         }
-        self.boards = boards;
+        FeatureRows {
+            by_input: v.into(),
+            by_piece: paired.into(),
+        }
+    }
+}
+
+impl std::ops::Deref for FeatureRows {
+    type Target = [i16];
+    #[inline(always)]
+    fn deref(&self) -> &[i16] {
+        &self.by_input
     }
 }
 

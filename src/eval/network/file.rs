@@ -36,7 +36,7 @@
 //! pieces, a dense layer with every input at its clip) is refused, so the
 //! arithmetic never wraps on a position.
 
-use super::accumulator::Accumulator;
+use super::accumulator::{Accumulator, FeatureRows};
 use super::kernels::{self, Aligned, DenseRows, Lanes};
 use super::{Boards, INPUTS, MAX_BUCKETS, MAX_PIECES, MAX_SCORE, QA, QB};
 use crate::board::Position;
@@ -76,7 +76,7 @@ pub struct Network {
     /// Centi-men per unit of output.
     pub scale: u32,
     /// First layer, `INPUTS` rows of `hidden`.
-    pub ft_w: Aligned,
+    pub ft_w: FeatureRows,
     /// First layer bias.
     pub ft_b: Vec<i16>,
     /// First dense layers, `buckets * l1` rows of `2 hidden`.

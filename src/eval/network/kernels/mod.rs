@@ -79,11 +79,14 @@ impl std::ops::DerefMut for Aligned {
 /// `f` in `came`, wrapping, where row `f` is `rows[f * acc.len()..][..acc.len()]`.
 #[inline(always)]
 pub fn move_lanes(acc: &mut [Lanes], rows: &[Lanes], gone: &[usize], came: &[usize]) {
-    if let Ok(acc) = <&mut [Lanes; 8]>::try_from(&mut *acc) {
-        move_8(acc, rows, gone, came);
+    let l = acc.len();
+    if l.is_multiple_of(8) {
+        for (k, part) in acc.chunks_exact_mut(8).enumerate() {
+            let part: &mut [Lanes; 8] = part.try_into().expect("8 lanes");
+            move_8(part, rows, l, 8 * k, gone, came);
+        }
         return;
     }
-    let l = acc.len();
     for &f in gone {
         for (a, r) in acc.iter_mut().zip(&rows[f * l..(f + 1) * l]) {
             a.0 = lane_op(a.0, r.0, i16::wrapping_sub);
@@ -96,13 +99,20 @@ pub fn move_lanes(acc: &mut [Lanes], rows: &[Lanes], gone: &[usize], came: &[usi
     }
 }
 
-/// [`move_lanes`] for 8 lanes (128 sums).
+/// [`move_lanes`] for 8 lanes: the lanes `at..at + 8` of rows `stride` lanes long.
 #[inline(always)]
-fn move_8(acc: &mut [Lanes; 8], rows: &[Lanes], gone: &[usize], came: &[usize]) {
+fn move_8(
+    acc: &mut [Lanes; 8],
+    rows: &[Lanes],
+    stride: usize,
+    at: usize,
+    gone: &[usize],
+    came: &[usize],
+) {
     // a local per lane, so that all eight stay in registers across the rows
     let [mut x0, mut x1, mut x2, mut x3, mut x4, mut x5, mut x6, mut x7] = acc.map(|l| l.0);
     let mut apply = |f: usize, op: fn(i16, i16) -> i16| {
-        let r: &[Lanes; 8] = rows[f * 8..(f + 1) * 8].try_into().expect("8 lanes");
+        let r: &[Lanes; 8] = rows[f * stride + at..][..8].try_into().expect("8 lanes");
         x0 = lane_op(x0, r[0].0, op);
         x1 = lane_op(x1, r[1].0, op);
         x2 = lane_op(x2, r[2].0, op);
