@@ -37,7 +37,7 @@
 //! arithmetic never wraps on a position.
 
 use super::accumulator::{Accumulator, FeatureRows};
-use super::kernels::{self, Aligned, DenseRows, Lanes};
+use super::kernels::{self, Aligned, DenseRows, Lanes, PairRows};
 use super::{Boards, INPUTS, MAX_BUCKETS, MAX_PIECES, MAX_SCORE, QA, QB};
 use crate::board::Position;
 use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
@@ -84,7 +84,7 @@ pub struct Network {
     /// First dense layers' biases, `buckets * l1`.
     pub l1_b: Vec<i32>,
     /// Second dense layers, `buckets * l2` rows of `l1`.
-    pub l2_w: Aligned,
+    pub l2_w: PairRows,
     /// Second dense layers' biases, `buckets * l2`.
     pub l2_b: Vec<i32>,
     /// Output weights, `buckets` rows of `l2`.
@@ -316,7 +316,7 @@ impl Network {
             ft_b: r.i16s(hidden),
             l1_w: r.i16s(buckets * l1 * 2 * hidden).into(),
             l1_b: r.i32s(buckets * l1),
-            l2_w: r.i16s(buckets * l2 * l1).into(),
+            l2_w: PairRows::new(r.i16s(buckets * l2 * l1), l1),
             l2_b: r.i32s(buckets * l2),
             out_w: r.i16s(buckets * l2).into(),
             out_b: r.i32s(buckets),
@@ -400,14 +400,9 @@ impl Network {
         let (n1, n2) = (self.l1, self.l2);
         let mut sums = [0i32; MAX_DENSE];
         let mut l1 = [Lanes::default(); MAX_DENSE / 16];
-        let mut l2 = [Lanes::default(); MAX_DENSE / 16];
         // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`
-        let (a1, a2) = unsafe {
-            (
-                std::slice::from_raw_parts_mut(l1.as_mut_ptr().cast::<i16>(), MAX_DENSE),
-                std::slice::from_raw_parts_mut(l2.as_mut_ptr().cast::<i16>(), MAX_DENSE),
-            )
-        };
+        let a1 =
+            unsafe { std::slice::from_raw_parts_mut(l1.as_mut_ptr().cast::<i16>(), MAX_DENSE) };
         match self.l1_w.narrow() {
             // bytes: u8 inputs, i8 weights (the same sums)
             Some(w) if kernels::has_avx2() && l.is_multiple_of(2) && n1.is_multiple_of(4) => {
@@ -432,16 +427,15 @@ impl Network {
             }
         }
         kernels::activate(&sums[..n1], &mut a1[..n1]);
-        kernels::dense(
+        let out = kernels::tail(
             &a1[..n1],
-            &self.l2_w[b * n2 * n1..],
-            &self.l2_b[b * n2..],
-            &mut sums[..n2],
+            &self.l2_w,
+            b * n2,
+            &self.l2_b[b * n2..(b + 1) * n2],
+            &self.out_w[b * n2..(b + 1) * n2],
+            self.out_b[b],
         );
-        kernels::activate(&sums[..n2], &mut a2[..n2]);
-        let mut out = [0i32; 1];
-        kernels::dense(&a2[..n2], &self.out_w[b * n2..], &self.out_b[b..], &mut out);
-        self.score_of(out[0])
+        self.score_of(out)
     }
 
     /// The evaluation of an English `pos` for its side to move, in centi-men
@@ -482,7 +476,7 @@ impl Network {
             ft_b,
             l1_w: l1_w.into(),
             l1_b: bias(buckets * l1),
-            l2_w: l2_w.into(),
+            l2_w: PairRows::new(l2_w, l1),
             l2_b: bias(buckets * l2),
             out_w: out_w.into(),
             out_b: (0..buckets as i32).map(|i| 1234 - 300 * i).collect(),
@@ -522,7 +516,7 @@ mod tests {
             buckets: 1,
             l1_w: net.l1_w[..8 * 64].to_vec().into(),
             l1_b: net.l1_b[..8].to_vec(),
-            l2_w: net.l2_w[..64].to_vec().into(),
+            l2_w: PairRows::new(net.l2_w[..64].to_vec(), 8),
             l2_b: net.l2_b[..8].to_vec(),
             out_w: net.out_w[..8].to_vec().into(),
             out_b: net.out_b[..1].to_vec(),

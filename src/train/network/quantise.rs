@@ -4,6 +4,7 @@
 
 use super::model::Layout;
 use super::CENTI_MEN_PER_UNIT;
+use crate::eval::network::kernels::PairRows;
 use crate::eval::network::{bucket, for_each_input, Boards, Network, QA, QB, QB_SHIFT};
 
 pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
@@ -53,7 +54,7 @@ pub(super) fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
         ft_b: q16(&p[ly.ft_b..ly.l1_w], QA as f32),
         l1_w: q16(&p[ly.l1_w..ly.l1_b], QB as f32).into(),
         l1_b: q32(&p[ly.l1_b..ly.l2_w]),
-        l2_w: q16(&p[ly.l2_w..ly.l2_b], QB as f32).into(),
+        l2_w: PairRows::new(q16(&p[ly.l2_w..ly.l2_b], QB as f32), ly.l1),
         l2_b: q32(&p[ly.l2_b..ly.out_w]),
         out_w: q16(&p[ly.out_w..ly.out_b], QB as f32).into(),
         out_b: q32(&p[ly.out_b..]),

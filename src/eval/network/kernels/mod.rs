@@ -5,13 +5,16 @@
 //! compiles a function twice.
 //!
 //! - `bytes`: the first dense layer over `u8` inputs and `i8` weights;
-//! - `x86`: the intrinsics behind both.
+//! - `tail`: the second dense layer and the output together;
+//! - `x86`: the intrinsics behind them.
 
 mod bytes;
+mod tail;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 pub use bytes::{as_bytes_mut, clip_pack, dense_bytes, Bytes, DenseRows};
+pub use tail::{tail, PairRows};
 
 use super::{QA, QB_SHIFT};
 

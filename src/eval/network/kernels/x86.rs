@@ -2,7 +2,7 @@
 //! and over bytes (AVX2, AVX-512 VNNI), four rows at a time where they can.
 //! Each function's caller has checked the CPU and the lengths.
 
-use super::{dot, Bytes, Lanes, QA};
+use super::{dot, Bytes, Lanes, QA, QB_SHIFT};
 use std::arch::x86_64::*;
 
 /// The sum of the eight `i32` lanes.
@@ -212,4 +212,70 @@ pub(super) unsafe fn dense_sse2(input: &[i16], weights: &[i16], bias: &[i32], ou
             .wrapping_add(dot(&input[whole..], &w[whole..]))
             .wrapping_add(bias[j]);
     }
+}
+
+/// [`super::tail`] with AVX2: eight rows a register, one input pair
+/// broadcast at a time; `pairs` holds this layer's `bias.len() / 8` groups
+/// of `input.len() / 2` lanes, `bias.len()` is a multiple of 8 up to 64,
+/// and `out_w` holds `bias.len()` values.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn tail_avx2(
+    input: &[i16],
+    pairs: &[Lanes],
+    bias: &[i32],
+    out_w: &[i16],
+    out_b: i32,
+) -> i32 {
+    // the number of groups fixed at compile time keeps the sums in registers
+    // SAFETY (each arm): the caller's promises, with NG = bias.len() / 8
+    unsafe {
+        match bias.len() / 8 {
+            1 => tail_groups::<1>(input, pairs, bias, out_w, out_b),
+            2 => tail_groups::<2>(input, pairs, bias, out_w, out_b),
+            3 => tail_groups::<3>(input, pairs, bias, out_w, out_b),
+            4 => tail_groups::<4>(input, pairs, bias, out_w, out_b),
+            5 => tail_groups::<5>(input, pairs, bias, out_w, out_b),
+            6 => tail_groups::<6>(input, pairs, bias, out_w, out_b),
+            7 => tail_groups::<7>(input, pairs, bias, out_w, out_b),
+            _ => tail_groups::<8>(input, pairs, bias, out_w, out_b),
+        }
+    }
+}
+
+/// [`tail_avx2`] for `NG` groups of eight rows.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn tail_groups<const NG: usize>(
+    input: &[i16],
+    pairs: &[Lanes],
+    bias: &[i32],
+    out_w: &[i16],
+    out_b: i32,
+) -> i32 {
+    let np = input.len() / 2;
+    assert!(bias.len() >= 8 * NG && out_w.len() >= 8 * NG && pairs.len() >= NG * np);
+    let mut acc = [_mm256_setzero_si256(); NG];
+    for (g, a) in acc.iter_mut().enumerate() {
+        // SAFETY: 8 g + 8 <= bias.len() (asserted)
+        *a = unsafe { _mm256_loadu_si256(bias.as_ptr().add(8 * g).cast()) };
+    }
+    for k in 0..np {
+        let pair = u32::from(input[2 * k] as u16) | (u32::from(input[2 * k + 1] as u16) << 16);
+        let x = _mm256_set1_epi32(pair as i32);
+        for (g, a) in acc.iter_mut().enumerate() {
+            // SAFETY: `Lanes` is 32 bytes on a 32-byte boundary; g np + k < pairs.len()
+            let w = unsafe { _mm256_load_si256(std::ptr::from_ref(&pairs[g * np + k]).cast()) };
+            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(x, w));
+        }
+    }
+    let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi32(QA));
+    let mut total = _mm256_setzero_si256();
+    for (g, a) in acc.iter().enumerate() {
+        let y = _mm256_srai_epi32(*a, QB_SHIFT as i32);
+        let y = _mm256_min_epi32(_mm256_max_epi32(y, zero), top);
+        // SAFETY: 8 g + 8 <= out_w.len() (asserted)
+        let w = unsafe { _mm_loadu_si128(out_w.as_ptr().add(8 * g).cast()) };
+        total = _mm256_add_epi32(total, _mm256_mullo_epi32(y, _mm256_cvtepi16_epi32(w)));
+    }
+    hsum_avx2(total).wrapping_add(out_b)
 }
