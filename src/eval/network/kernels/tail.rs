@@ -78,37 +78,35 @@ pub fn tail(
     let (n, m) = (input.len(), bias.len());
     assert!(n == l2.width && out_w.len() >= m && m <= 64);
     assert!(l2.len() >= (first + m) * n);
+    let rows = &l2[first * n..(first + m) * n];
     #[cfg(target_arch = "x86_64")]
     if has_avx2() && !l2.pairs.is_empty() && first.is_multiple_of(8) && m.is_multiple_of(8) {
         let np = n / 2;
-        // SAFETY: the CPU has AVX2; `pairs` holds every group of eight rows
-        // (the lengths were checked above), and m <= 64
-        return unsafe {
-            x86::tail_avx2(
-                input,
-                &l2.pairs[first / 8 * np..(first + m) / 8 * np],
-                bias,
-                out_w,
-                out_b,
-            )
-        };
+        let pairs = &l2.pairs[first / 8 * np..(first + m) / 8 * np];
+        // SAFETY: the CPU has AVX2; `pairs` holds this layer's m / 8 groups
+        // of rows, and the lengths were checked above
+        unsafe {
+            return match m / 8 {
+                1 => x86::tail_avx2::<1>(input, pairs, bias, out_w, out_b),
+                2 => x86::tail_avx2::<2>(input, pairs, bias, out_w, out_b),
+                3 => x86::tail_avx2::<3>(input, pairs, bias, out_w, out_b),
+                4 => x86::tail_avx2::<4>(input, pairs, bias, out_w, out_b),
+                5 => x86::tail_avx2::<5>(input, pairs, bias, out_w, out_b),
+                6 => x86::tail_avx2::<6>(input, pairs, bias, out_w, out_b),
+                7 => x86::tail_avx2::<7>(input, pairs, bias, out_w, out_b),
+                _ => x86::tail_avx2::<8>(input, pairs, bias, out_w, out_b),
+            };
+        }
     }
-    tail_portable(input, l2, first, bias, out_w, out_b)
+    tail_portable(input, rows, bias, out_w, out_b)
 }
 
-/// [`tail`] by the general kernels.
-fn tail_portable(
-    input: &[i16],
-    l2: &PairRows,
-    first: usize,
-    bias: &[i32],
-    out_w: &[i16],
-    out_b: i32,
-) -> i32 {
-    let (n, m) = (input.len(), bias.len());
+/// [`tail`] by the general kernels, over the layer's own `rows`.
+fn tail_portable(input: &[i16], rows: &[i16], bias: &[i32], out_w: &[i16], out_b: i32) -> i32 {
+    let m = bias.len();
     let mut sums = [0i32; 64];
     let mut act = [0i16; 64];
-    dense(input, &l2[first * n..(first + m) * n], bias, &mut sums[..m]);
+    dense(input, rows, bias, &mut sums[..m]);
     activate(&sums[..m], &mut act[..m]);
     let mut out = [0i32];
     dense(&act[..m], &out_w[..m], &[out_b], &mut out);
@@ -158,7 +156,8 @@ mod tests {
                         want += (s >> 8).clamp(0, 127) * i32::from(out_w[r]);
                     }
                     assert_eq!(tail(&input, &l2, b * m, &bias, &out_w, 77), want);
-                    assert_eq!(tail_portable(&input, &l2, b * m, &bias, &out_w, 77), want);
+                    let rows = &w[b * m * n..(b + 1) * m * n];
+                    assert_eq!(tail_portable(&input, rows, &bias, &out_w, 77), want);
                 }
             }
         }

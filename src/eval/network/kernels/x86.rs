@@ -214,38 +214,13 @@ pub(super) unsafe fn dense_sse2(input: &[i16], weights: &[i16], bias: &[i32], ou
     }
 }
 
-/// [`super::tail`] with AVX2: eight rows a register, one input pair
-/// broadcast at a time; `pairs` holds this layer's `bias.len() / 8` groups
-/// of `input.len() / 2` lanes, `bias.len()` is a multiple of 8 up to 64,
-/// and `out_w` holds `bias.len()` values.
+/// [`super::tail`] with AVX2 for `NG` groups of eight rows: eight rows a
+/// register, one input pair broadcast at a time; `pairs` holds this
+/// layer's `NG` groups of `input.len() / 2` lanes, and `bias` and `out_w`
+/// at least `8 NG` values (the number of groups fixed at compile time
+/// keeps the sums in registers).
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn tail_avx2(
-    input: &[i16],
-    pairs: &[Lanes],
-    bias: &[i32],
-    out_w: &[i16],
-    out_b: i32,
-) -> i32 {
-    // the number of groups fixed at compile time keeps the sums in registers
-    // SAFETY (each arm): the caller's promises, with NG = bias.len() / 8
-    unsafe {
-        match bias.len() / 8 {
-            1 => tail_groups::<1>(input, pairs, bias, out_w, out_b),
-            2 => tail_groups::<2>(input, pairs, bias, out_w, out_b),
-            3 => tail_groups::<3>(input, pairs, bias, out_w, out_b),
-            4 => tail_groups::<4>(input, pairs, bias, out_w, out_b),
-            5 => tail_groups::<5>(input, pairs, bias, out_w, out_b),
-            6 => tail_groups::<6>(input, pairs, bias, out_w, out_b),
-            7 => tail_groups::<7>(input, pairs, bias, out_w, out_b),
-            _ => tail_groups::<8>(input, pairs, bias, out_w, out_b),
-        }
-    }
-}
-
-/// [`tail_avx2`] for `NG` groups of eight rows.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn tail_groups<const NG: usize>(
+pub(super) unsafe fn tail_avx2<const NG: usize>(
     input: &[i16],
     pairs: &[Lanes],
     bias: &[i32],
