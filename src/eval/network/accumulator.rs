@@ -10,7 +10,7 @@
 
 use super::file::Network;
 use super::kernels::{self, Aligned, Lanes};
-use super::{input_index, Boards, INPUTS};
+use super::{for_each_input, input_index, Boards, INPUTS};
 use crate::board::{Color, Position};
 
 /// The first layer's sums for both perspectives (Black's, then White's).
@@ -68,15 +68,7 @@ impl Accumulator {
         self.values[..h].copy_from_slice(&net.ft_b);
         self.values[h..].copy_from_slice(&net.ft_b);
         let mut came = [0usize; 32];
-        let mut n = 0;
-        for (kind, &b) in boards.0.iter().enumerate() {
-            let mut b = b;
-            while b != 0 {
-                came[n] = piece_index(kind, b.trailing_zeros());
-                n += 1;
-                b &= b - 1;
-            }
-        }
+        let n = black_inputs(&boards, &mut came);
         kernels::move_lanes(
             self.values.lanes_mut(),
             net.ft_w.by_piece(),
@@ -91,7 +83,9 @@ impl Accumulator {
     #[inline(always)]
     pub fn update(&mut self, net: &Network, boards: Boards) {
         let (old, new) = (self.boards.0, boards.0);
-        let changed: u32 = (0..4).map(|k| (old[k] ^ new[k]).count_ones()).sum();
+        let left = Boards(std::array::from_fn(|k| old[k] & !new[k]));
+        let arrived = Boards(std::array::from_fn(|k| new[k] & !old[k]));
+        let changed = left.pieces() + arrived.pieces();
         if changed == 0 {
             return;
         }
@@ -101,31 +95,24 @@ impl Accumulator {
         }
         // fewer rows change than there are pieces
         let (mut gone, mut came) = ([0usize; 32], [0usize; 32]);
-        let (mut ng, mut nc) = (0, 0);
-        for kind in 0..4 {
-            let (mut g, mut c) = (old[kind] & !new[kind], new[kind] & !old[kind]);
-            while g != 0 {
-                gone[ng] = piece_index(kind, g.trailing_zeros());
-                ng += 1;
-                g &= g - 1;
-            }
-            while c != 0 {
-                came[nc] = piece_index(kind, c.trailing_zeros());
-                nc += 1;
-                c &= c - 1;
-            }
-        }
+        let ng = black_inputs(&left, &mut gone);
+        let nc = black_inputs(&arrived, &mut came);
         let rows = net.ft_w.by_piece();
         kernels::move_lanes(self.values.lanes_mut(), rows, &gone[..ng], &came[..nc]);
         self.boards = boards;
     }
 }
 
-/// The row of [`FeatureRows::by_piece`] of a piece of board `kind` (as in
-/// [`Boards`]) on bit `bit`.
+/// Writes the input index in Black's view of every piece of `boards` (the
+/// rows of [`FeatureRows::by_piece`]) into `out`; returns how many.
 #[inline(always)]
-fn piece_index(kind: usize, bit: u32) -> usize {
-    kind * 32 + bit as usize
+fn black_inputs(boards: &Boards, out: &mut [usize; 32]) -> usize {
+    let mut n = 0;
+    for_each_input(boards, Color::Black, |f| {
+        out[n] = f;
+        n += 1;
+    });
+    n
 }
 
 /// The first layer's weights: a row of `hidden` values per input
@@ -138,16 +125,9 @@ pub struct FeatureRows {
 }
 
 impl FeatureRows {
-    /// The rows by input, as whole lanes (`hidden` a multiple of 16).
-    #[inline(always)]
-    #[must_use]
-    pub fn lanes(&self) -> &[Lanes] {
-        self.by_input.lanes()
-    }
-
-    /// For each piece (`kind * 32 + bit`, the boards as in [`Boards`]),
-    /// `2 hidden` values: its input's row in Black's view, then in White's
-    /// (the accumulator's layout), as whole lanes.
+    /// For each piece, at its input index in Black's view: `2 hidden`
+    /// values, its input's row in Black's view, then in White's (the
+    /// accumulator's layout), as whole lanes.
     #[inline(always)]
     #[must_use]
     pub fn by_piece(&self) -> &[Lanes] {

@@ -399,10 +399,7 @@ impl Network {
         let b = super::bucket(acc.boards().pieces(), self.buckets);
         let (n1, n2) = (self.l1, self.l2);
         let mut sums = [0i32; MAX_DENSE];
-        let mut l1 = [Lanes::default(); MAX_DENSE / 16];
-        // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`
-        let a1 =
-            unsafe { std::slice::from_raw_parts_mut(l1.as_mut_ptr().cast::<i16>(), MAX_DENSE) };
+        let mut a1 = [0i16; MAX_DENSE];
         match self.l1_w.narrow() {
             // bytes: u8 inputs, i8 weights (the same sums)
             Some(w) if kernels::has_avx2() && l.is_multiple_of(2) && n1.is_multiple_of(4) => {

@@ -45,12 +45,6 @@ impl PairRows {
             width,
         }
     }
-
-    /// The width of a row.
-    #[must_use]
-    pub fn width(&self) -> usize {
-        self.width
-    }
 }
 
 impl std::ops::Deref for PairRows {
@@ -77,7 +71,7 @@ pub fn tail(
 ) -> i32 {
     let (n, m) = (input.len(), bias.len());
     assert!(n == l2.width && out_w.len() >= m && m <= 64);
-    assert!(l2.len() >= (first + m) * n);
+    // (the slice checks that the layer holds these rows)
     let rows = &l2[first * n..(first + m) * n];
     #[cfg(target_arch = "x86_64")]
     if has_avx2() && !l2.pairs.is_empty() && first.is_multiple_of(8) && m.is_multiple_of(8) {
