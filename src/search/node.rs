@@ -104,9 +104,10 @@ fn lmr_more(depth: i32, rank: usize) -> i32 {
     (f64::from(depth).ln() * (rank as f64).ln() / 2.2) as i32
 }
 
-/// [`lmr_more`] for depths and ranks below 64, computed once.
-static LMR_MORE: std::sync::LazyLock<[[u8; 64]; 64]> = std::sync::LazyLock::new(|| {
-    let mut t = [[0u8; 64]; 64];
+/// [`lmr_more`] for every depth a search reaches (below [`MAX_PLY`]) and
+/// ranks below 64, computed once.
+static LMR_MORE: std::sync::LazyLock<[[u8; 64]; MAX_PLY]> = std::sync::LazyLock::new(|| {
+    let mut t = [[0u8; 64]; MAX_PLY];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (r, m) in row.iter_mut().enumerate().skip(1) {
             *m = lmr_more(d as i32, r) as u8;
@@ -461,7 +462,7 @@ mod tests {
     /// and beyond it.
     #[test]
     fn late_move_reductions_follow_their_definition() {
-        for depth in 3..120 {
+        for depth in 3..140 {
             for rank in 2..130usize {
                 let more = ((depth as f64).ln() * (rank as f64).ln() / 2.2).floor() as i32;
                 for pv in [false, true] {
