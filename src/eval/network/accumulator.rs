@@ -10,7 +10,7 @@
 
 use super::file::Network;
 use super::kernels::{self, Aligned, Lanes};
-use super::{for_each_input, input_index, Boards, INPUTS};
+use super::{input_index, Boards, INPUTS};
 use crate::board::{Color, Position};
 
 /// The first layer's sums for both perspectives (Black's, then White's).
@@ -68,7 +68,7 @@ impl Accumulator {
         self.values[..h].copy_from_slice(&net.ft_b);
         self.values[h..].copy_from_slice(&net.ft_b);
         let mut came = [0usize; 32];
-        let n = black_inputs(&boards, &mut came);
+        let n = indices(boards.black_inputs(), &mut came);
         kernels::move_lanes(
             self.values.lanes_mut(),
             net.ft_w.by_piece(),
@@ -82,36 +82,36 @@ impl Accumulator {
     /// that is less work.
     #[inline(always)]
     pub fn update(&mut self, net: &Network, boards: Boards) {
-        let (old, new) = (self.boards.0, boards.0);
-        let left = Boards(std::array::from_fn(|k| old[k] & !new[k]));
-        let arrived = Boards(std::array::from_fn(|k| new[k] & !old[k]));
-        let changed = left.pieces() + arrived.pieces();
+        let (old, new) = (self.boards.black_inputs(), boards.black_inputs());
+        let (left, arrived) = (old & !new, new & !old);
+        let changed = left.count_ones() + arrived.count_ones();
         if changed == 0 {
             return;
         }
-        if changed >= boards.pieces() {
+        if changed >= new.count_ones() {
             self.refresh(net, boards);
             return;
         }
         // fewer rows change than there are pieces
         let (mut gone, mut came) = ([0usize; 32], [0usize; 32]);
-        let ng = black_inputs(&left, &mut gone);
-        let nc = black_inputs(&arrived, &mut came);
+        let ng = indices(left, &mut gone);
+        let nc = indices(arrived, &mut came);
         let rows = net.ft_w.by_piece();
         kernels::move_lanes(self.values.lanes_mut(), rows, &gone[..ng], &came[..nc]);
         self.boards = boards;
     }
 }
 
-/// Writes the input index in Black's view of every piece of `boards` (the
-/// rows of [`FeatureRows::by_piece`]) into `out`; returns how many.
+/// Writes the members of `set` (input indices in Black's view, the rows of
+/// [`FeatureRows::by_piece`]) into `out`, lowest first; returns how many.
 #[inline(always)]
-fn black_inputs(boards: &Boards, out: &mut [usize; 32]) -> usize {
+fn indices(mut set: u128, out: &mut [usize; 32]) -> usize {
     let mut n = 0;
-    for_each_input(boards, Color::Black, |f| {
-        out[n] = f;
+    while set != 0 {
+        out[n] = set.trailing_zeros() as usize;
         n += 1;
-    });
+        set &= set - 1;
+    }
     n
 }
 

@@ -74,6 +74,15 @@ impl Boards {
     pub fn pieces(&self) -> u32 {
         self.0.iter().map(|b| b.count_ones()).sum()
     }
+
+    /// The pieces as one set of Black's input indices: bit `f` is input `f`
+    /// in Black's view ([`input_index`]).
+    #[inline]
+    #[must_use]
+    pub fn black_inputs(&self) -> u128 {
+        let [a, b, c, d] = self.0.map(u128::from);
+        a | b << 32 | c << 64 | d << 96
+    }
 }
 
 /// The input index, in `perspective`'s view, of a piece of board `kind`
@@ -130,6 +139,10 @@ mod tests {
         black.sort_unstable();
         // Black man on 1 (bit 0), Black king on 5, White king on 20, White man on 32
         assert_eq!(black, vec![0, 32 + 4, 64 + 31, 96 + 19]);
+        // the same inputs as one set
+        let set = b.black_inputs();
+        assert_eq!(set.count_ones(), 4);
+        assert!(black.iter().all(|&f| set >> f & 1 == 1));
         let mut white = Vec::new();
         for_each_input(&b, Color::White, |i| white.push(i));
         white.sort_unstable();
