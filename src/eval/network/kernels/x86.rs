@@ -1,5 +1,5 @@
 //! The kernels' x86-64 intrinsics: the dense layers over `i16` (AVX2, SSE2)
-//! and over bytes (AVX2, AVX-512 VNNI), four rows at a time where they can.
+//! and over bytes (AVX2, AVX-512 VNNI), several rows at a time where they can.
 //! Each function's caller has checked the CPU and the lengths.
 
 use super::{dot, Bytes, Lanes, QA, QB_SHIFT};
@@ -15,36 +15,59 @@ fn hsum_avx2(v: __m256i) -> i32 {
     _mm_cvtsi128_si32(s)
 }
 
-/// The four-rows kernels' common loop: over rows `j..j + 4`, `acc[r] =
-/// step(acc[r], x, w)` for each 32-byte lane `x` of the input and the
-/// matching lane `w` of row `r`, then the sums plus biases stored;
-/// `out.len()` is a multiple of 4 and `T` is 32 bytes on a 32-byte boundary.
+/// The row kernels' common loop: over `R` rows at a time (`R` a multiple of
+/// 4; then four at a time for the rows left), `acc[r] = step(acc[r], x, w)`
+/// for each 32-byte lane `x` of the input and the matching lane `w` of row
+/// `r`, then the sums plus biases stored; `out.len()` is a multiple of 4
+/// and `T` is 32 bytes on a 32-byte boundary. More rows at once give the
+/// processor more independent sums to work on.
 #[inline(always)]
-unsafe fn four_rows<T>(
+unsafe fn row_sums<T, const R: usize>(
     input: &[T],
     weights: &[T],
     bias: &[i32],
     out: &mut [i32],
-    step: impl Fn(__m256i, __m256i, __m256i) -> __m256i,
+    step: impl Fn(__m256i, __m256i, __m256i) -> __m256i + Copy,
 ) {
-    const { assert!(size_of::<T>() == 32 && align_of::<T>() == 32) };
+    const { assert!(size_of::<T>() == 32 && align_of::<T>() == 32 && R.is_multiple_of(4)) };
+    // SAFETY: the caller's promises, passed on
+    let j = unsafe { rows_together::<T, R>(input, weights, bias, out, 0, step) };
+    // SAFETY: as above
+    unsafe { rows_together::<T, 4>(input, weights, bias, out, j, step) };
+}
+
+/// [`row_sums`] over `R` rows at a time from row `j` while `R` rows are
+/// left; returns the first row not done.
+#[inline(always)]
+unsafe fn rows_together<T, const R: usize>(
+    input: &[T],
+    weights: &[T],
+    bias: &[i32],
+    out: &mut [i32],
+    mut j: usize,
+    step: impl Fn(__m256i, __m256i, __m256i) -> __m256i,
+) -> usize {
     let n = input.len();
-    let mut j = 0;
-    while j + 4 <= out.len() {
-        let w = &weights[j * n..(j + 4) * n];
-        let mut acc = [_mm256_setzero_si256(); 4];
+    while j + R <= out.len() {
+        let w = weights[j * n..(j + R) * n].as_ptr();
+        let mut acc = [_mm256_setzero_si256(); R];
         for (i, x) in input.iter().enumerate() {
-            // SAFETY: `T` is 32 bytes on a 32-byte boundary (asserted above)
+            // SAFETY: `T` is 32 bytes on a 32-byte boundary (asserted by the
+            // caller), and row r's lane i lies inside the slice taken above
             let x = unsafe { _mm256_load_si256(std::ptr::from_ref(x).cast()) };
-            for (r, a) in acc.iter_mut().enumerate() {
-                let y = unsafe { _mm256_load_si256(std::ptr::from_ref(&w[r * n + i]).cast()) };
-                *a = step(*a, x, y);
+            let mut y = unsafe { w.add(i) };
+            for a in &mut acc {
+                *a = step(*a, x, unsafe { _mm256_load_si256(y.cast()) });
+                y = y.wrapping_add(n);
             }
         }
-        // SAFETY: j + 4 <= out.len() <= bias.len()
-        unsafe { store4(acc, bias, out, j) };
-        j += 4;
+        for (k, four) in acc.chunks_exact(4).enumerate() {
+            // SAFETY: j + R <= out.len() <= bias.len()
+            unsafe { store4([four[0], four[1], four[2], four[3]], bias, out, j + 4 * k) };
+        }
+        j += R;
     }
+    j
 }
 
 /// [`super::dense_lanes`] with 16 products per instruction, four rows at
@@ -58,7 +81,7 @@ pub(super) unsafe fn dense_lanes_avx2(
 ) {
     // SAFETY: the caller's promises
     unsafe {
-        four_rows(input, weights, bias, out, |a, x, y| {
+        row_sums::<_, 4>(input, weights, bias, out, |a, x, y| {
             _mm256_add_epi32(a, _mm256_madd_epi16(x, y))
         });
     }
@@ -156,7 +179,7 @@ pub(super) unsafe fn clip_pack_avx2(acc: &[Lanes], out: &mut [Bytes]) {
 }
 
 /// [`super::dense_bytes`] with AVX2: 32 products per `vpmaddubsw`, whose
-/// pairs are summed on in `i32`; four rows at a time.
+/// pairs are summed on in `i32`; eight rows at a time.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn dense_bytes_avx2(
     input: &[Bytes],
@@ -167,14 +190,14 @@ pub(super) unsafe fn dense_bytes_avx2(
     let ones = _mm256_set1_epi16(1);
     // SAFETY: the caller's promises
     unsafe {
-        four_rows(input, weights, bias, out, |a, x, y| {
+        row_sums::<_, 8>(input, weights, bias, out, |a, x, y| {
             _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), ones))
         });
     }
 }
 
 /// [`super::dense_bytes`] with AVX-512 VNNI on 256-bit registers: 32
-/// products summed into `i32` by one `vpdpbusd`; four rows at a time.
+/// products summed into `i32` by one `vpdpbusd`; sixteen rows at a time (AVX-512 has the registers).
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
 pub(super) unsafe fn dense_bytes_vnni(
     input: &[Bytes],
@@ -184,7 +207,7 @@ pub(super) unsafe fn dense_bytes_vnni(
 ) {
     // SAFETY: the caller's promises
     unsafe {
-        four_rows(input, weights, bias, out, |a, x, y| {
+        row_sums::<_, 16>(input, weights, bias, out, |a, x, y| {
             _mm256_dpbusd_epi32(a, x, y)
         })
     };
