@@ -147,11 +147,12 @@ mod tests {
 
     /// The byte kernels (AVX2 and, where the CPU has it, AVX-512 VNNI) give
     /// the definition's sums on inputs up to the clip and any `i8` weights,
-    /// the extreme products included; the pack clips like [`clip_lanes`].
+    /// the extreme products included, in whole groups of rows and in the
+    /// rows left after them; the pack clips like [`clip_lanes`].
     #[test]
     fn the_byte_kernels_agree_with_the_definition() {
         let mut rng = crate::openings::SplitMix64(8);
-        for (n, rows) in [(256, 16), (64, 8), (128, 4), (1024, 4), (64, 3)] {
+        for (n, rows) in [(256, 16), (64, 8), (128, 4), (1024, 4), (64, 3), (64, 20)] {
             let mut input: Vec<i16> = (0..n).map(|_| (rng.next_u64() % 128) as i16).collect();
             let mut w: Vec<i16> = (0..n * rows)
                 .map(|_| (rng.next_u64() % 256) as i16 - 128)

@@ -197,7 +197,8 @@ pub(super) unsafe fn dense_bytes_avx2(
 }
 
 /// [`super::dense_bytes`] with AVX-512 VNNI on 256-bit registers: 32
-/// products summed into `i32` by one `vpdpbusd`; sixteen rows at a time (AVX-512 has the registers).
+/// products summed into `i32` by one `vpdpbusd`; sixteen rows at a time
+/// (AVX-512 has the registers).
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
 pub(super) unsafe fn dense_bytes_vnni(
     input: &[Bytes],
