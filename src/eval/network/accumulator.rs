@@ -10,7 +10,7 @@
 
 use super::file::Network;
 use super::kernels::{self, Aligned, Lanes};
-use super::{input_index, Boards, INPUTS};
+use super::{for_each_member, input_index, Boards, INPUTS};
 use crate::board::{Color, Position};
 
 /// The first layer's sums for both perspectives (Black's, then White's).
@@ -105,13 +105,12 @@ impl Accumulator {
 /// Writes the members of `set` (input indices in Black's view, the rows of
 /// [`FeatureRows::by_piece`]) into `out`, lowest first; returns how many.
 #[inline(always)]
-fn indices(mut set: u128, out: &mut [usize; 32]) -> usize {
+fn indices(set: u128, out: &mut [usize; 32]) -> usize {
     let mut n = 0;
-    while set != 0 {
-        out[n] = set.trailing_zeros() as usize;
+    for_each_member(set, |f| {
+        out[n] = f;
         n += 1;
-        set &= set - 1;
-    }
+    });
     n
 }
 

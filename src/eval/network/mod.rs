@@ -101,12 +101,17 @@ pub fn input_index(perspective: Color, kind: usize, bit: u32) -> usize {
 /// Calls `f` with the input index of every piece of `boards` in `perspective`'s view.
 #[inline]
 pub fn for_each_input(boards: &Boards, perspective: Color, mut f: impl FnMut(usize)) {
-    for (kind, &b) in boards.0.iter().enumerate() {
-        let mut b = b;
-        while b != 0 {
-            f(input_index(perspective, kind, b.trailing_zeros()));
-            b &= b - 1;
-        }
+    for_each_member(boards.black_inputs(), |i| {
+        f(input_index(perspective, i / 32, (i % 32) as u32));
+    });
+}
+
+/// Calls `f` with every member of `set` (bit `i` is `i`), lowest first.
+#[inline(always)]
+pub fn for_each_member(mut set: u128, mut f: impl FnMut(usize)) {
+    while set != 0 {
+        f(set.trailing_zeros() as usize);
+        set &= set - 1;
     }
 }
 
