@@ -54,7 +54,8 @@
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data (ended and labelled
-//!   by the endgame databases, appendable in chunks); [`train`] fits
+//!   by the endgame databases, appendable in chunks; `datagen::rescore`
+//!   labels a file's positions again by a deeper search); [`train`] fits
 //!   the pattern weights and (`train::network`) the network to them.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.

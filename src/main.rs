@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use cli::datagen::DatagenArgs;
 use cli::dxp::DxpArgs;
 use cli::perft::PerftArgs;
+use cli::rescore::RescoreArgs;
 use cli::serve::ServeArgs;
 use cli::solve::SolveArgs;
 use cli::train::TrainArgs;
@@ -74,6 +75,9 @@ enum Command {
     /// Fit the learned evaluation's weights to `kingme datagen` data and write a
     /// weights file (EvalFile); see src/eval/EVAL.md.
     Train(TrainArgs),
+    /// Search the positions of a `kingme datagen` file again, deeper, and write
+    /// them with the new scores (same positions and results) as training data.
+    Rescore(RescoreArgs),
 }
 
 /// `builtin`, `hand` or a weights file, as the EvalFile option takes.
@@ -126,6 +130,7 @@ fn main() -> ExitCode {
         Some(Command::Book(c)) => cli::book::run(c),
         Some(Command::Datagen(a)) => cli::datagen::run_datagen(&a),
         Some(Command::Train(a)) => cli::train::run_train(&a),
+        Some(Command::Rescore(a)) => cli::rescore::run_rescore(&a),
         None => cli::serve::run_server(&cli.serve),
     };
     match res {

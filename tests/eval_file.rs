@@ -1,7 +1,7 @@
 //! The `EvalFile` option over stdio: a damaged weights file is one error line that
 //! names the file, and the engine keeps the evaluation it had; a good file, `hand`
 //! and `builtin` switch the evaluation that `eval` reports. Also the `kingme train`
-//! and `kingme datagen` command lines on tiny runs.
+//! `kingme datagen` and `kingme rescore` command lines on tiny runs.
 
 mod common;
 
@@ -229,6 +229,83 @@ fn datagen_then_train_write_files_that_load() {
     ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("buckets 1 to 8"));
+}
+
+#[test]
+fn rescore_keeps_positions_and_results_and_continues_a_stopped_run() {
+    use kingme::datagen::record::read_file;
+    let data = temp("rescore-in.kmd");
+    let other = temp("rescore-other.kmd");
+    let out = temp("rescore-out.kmd");
+    for f in [&data, &other, &out] {
+        let _ = std::fs::remove_file(f);
+    }
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kingme"))
+            .args(args)
+            .output()
+            .expect("run kingme")
+    };
+    let ok = |args: &[&str]| {
+        let o = run(args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let (d, o) = (data.to_str().unwrap(), out.to_str().unwrap());
+    for (file, seed) in [(d, "5"), (other.to_str().unwrap(), "6")] {
+        ok(&[
+            "datagen",
+            "--out",
+            file,
+            "--positions",
+            "300",
+            "--nodes",
+            "200",
+            "--threads",
+            "1",
+            "--seed",
+            seed,
+            "--quiet",
+        ]);
+    }
+    let input = read_file(&data).unwrap();
+    let rescore = [
+        "rescore", "--data", d, "--out", o, "--nodes", "2000", "--quiet",
+    ];
+    // the first 100 positions, then the rest in a continued run
+    let first = ok(&[&rescore[..], &["--positions", "100", "--threads", "1"]].concat());
+    assert!(first.contains("positions 100 (+100 this run)"), "{first}");
+    let rest = ok(&[&rescore[..], &["--append", "--threads", "2"]].concat());
+    let n = input.len();
+    assert!(
+        rest.contains(&format!("positions {n} (+{} this run)", n - 100)),
+        "{rest}"
+    );
+    let got = read_file(&out).unwrap();
+    assert_eq!(got.len(), n);
+    for (a, b) in got.iter().zip(&input) {
+        assert_eq!((a.position, a.result), (b.position, b.result));
+    }
+    // ten times the nodes of the games' searches: some scores change
+    assert!(got.iter().zip(&input).any(|(a, b)| a.score != b.score));
+    // the output is not overwritten by accident
+    let again = run(&rescore);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--append"));
+    // a continuation of another file's rescoring is refused, naming the output
+    let wrong = run(&[
+        "rescore",
+        "--data",
+        other.to_str().unwrap(),
+        "--out",
+        o,
+        "--append",
+        "--quiet",
+    ]);
+    assert!(!wrong.status.success());
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(err.contains(o) && err.contains("not a rescoring"), "{err}");
+    assert_eq!(read_file(&out).unwrap(), got);
 }
 
 #[test]

@@ -8,6 +8,7 @@ pub(crate) mod datagen;
 pub(crate) mod dxp;
 pub(crate) mod egdb;
 pub(crate) mod perft;
+pub(crate) mod rescore;
 pub(crate) mod serve;
 pub(crate) mod solve;
 pub(crate) mod train;

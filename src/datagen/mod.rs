@@ -16,8 +16,11 @@
 //! total and are not written again, and its games differ from the file's.
 //! Games are spread over threads; a run is reproducible for a given seed, file
 //! and one thread (with more, which thread plays which game depends on timing).
+//!
+//! [`rescore`] labels a data file's positions again by a deeper search.
 
 pub mod record;
+pub mod rescore;
 
 use crate::board::{Game, Outcome, Position};
 use crate::egdb::Tablebase;
@@ -135,6 +138,17 @@ impl SearchReport for Silent {
     fn trace(&mut self, _: TraceNode) {}
 }
 
+/// A search's score as a data file stores it: centi-men for the side to
+/// move, a found win or loss at ±[`SCORE_CLAMP`].
+fn label_of(score: Option<Score>) -> i32 {
+    match score {
+        Some(Score::Win(_)) => SCORE_CLAMP,
+        Some(Score::Loss(_)) => -SCORE_CLAMP,
+        Some(Score::Eval(s)) => s.clamp(-SCORE_CLAMP + 1, SCORE_CLAMP - 1),
+        Some(Score::Draw) | None => 0,
+    }
+}
+
 /// The outcome of one game and its positions with their search scores.
 fn play_game(
     cfg: &DatagenConfig,
@@ -188,12 +202,7 @@ fn play_game(
         let hist = crate::engine::history_of(&game);
         let res = search::search(&pos, &hist, &limits, tt, &Control::default(), &mut Silent);
         let best = res.best?;
-        let score = match res.last.map(|l| l.score) {
-            Some(Score::Win(_)) => SCORE_CLAMP,
-            Some(Score::Loss(_)) => -SCORE_CLAMP,
-            Some(Score::Eval(s)) => s.clamp(-SCORE_CLAMP + 1, SCORE_CLAMP - 1),
-            Some(Score::Draw) | None => 0,
-        };
+        let score = label_of(res.last.map(|l| l.score));
         if !pos.must_capture() {
             kept.push((pos, score as i16));
         }

@@ -1,0 +1,145 @@
+//! `kingme rescore`: a data file's positions labelled again by a deeper search.
+
+use super::{evaluator_of, progress_bar};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub(crate) struct RescoreArgs {
+    /// The data file whose positions are searched again (`kingme datagen` output).
+    #[arg(long, value_name = "FILE")]
+    data: PathBuf,
+    /// The data file to write: the same positions and results, the new scores
+    /// (refused if it exists, unless --append or --force).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Search nodes per position.
+    #[arg(long, default_value_t = 100_000)]
+    nodes: u64,
+    /// Search this depth per position instead of --nodes.
+    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: Option<u32>,
+    /// Rescore only the first N positions of --data [default: all].
+    #[arg(long, value_name = "N")]
+    positions: Option<usize>,
+    /// Endgame databases the searches probe, besides the 5 pieces built into kingme.
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
+    /// Search without endgame databases.
+    #[arg(long, conflicts_with = "egdb")]
+    no_egdb: bool,
+    /// Continue FILE if it exists (a run can be stopped and continued in chunks).
+    #[arg(long, conflicts_with = "force")]
+    append: bool,
+    /// Threads searching [default: all cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Transposition table per thread, MiB.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    hash: u64,
+    /// The evaluation that searches: builtin, patterns, network, hand, or a weights file.
+    #[arg(long, default_value = "builtin", value_name = "EVAL")]
+    eval: String,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// How many records of `out` are already the rescoring of `input`'s first ones.
+fn already_done(out: &Path, input: &[kingme::datagen::Record]) -> Result<usize, String> {
+    use kingme::datagen::record;
+    record::cut_torn_record(out).map_err(|e| e.to_string())?;
+    let done = record::read_file(out).map_err(|e| e.to_string())?;
+    let same = done.len() <= input.len()
+        && done
+            .iter()
+            .zip(input)
+            .all(|(a, b)| (a.position, a.result) == (b.position, b.result));
+    if !same {
+        return Err(format!(
+            "{}: its records are not a rescoring of the first positions of the data given",
+            out.display()
+        ));
+    }
+    Ok(done.len())
+}
+
+pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
+    use kingme::datagen::{record, rescore};
+    let continued = a.append && a.out.exists();
+    if a.out.exists() && !a.force && !a.append {
+        return Err(format!(
+            "{} exists (use --append to continue it, --force to overwrite it)",
+            a.out.display()
+        ));
+    }
+    // every argument is checked before the output is touched
+    let mut input = record::read_file(&a.data).map_err(|e| e.to_string())?;
+    input.truncate(a.positions.unwrap_or(usize::MAX));
+    let done = if continued {
+        already_done(&a.out, &input)?
+    } else {
+        0
+    };
+    let egdb = if a.no_egdb {
+        None
+    } else {
+        let mut tb = kingme::egdb::Tablebase::new();
+        if let Some(dir) = &a.egdb {
+            tb.add_directory(dir).map_err(|e| e.to_string())?;
+        }
+        tb.add_builtin().map_err(|e| e.to_string())?;
+        Some(std::sync::Arc::new(tb))
+    };
+    let cfg = rescore::RescoreConfig {
+        nodes: a.nodes.max(1),
+        depth: a.depth,
+        egdb,
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+        eval: evaluator_of(&a.eval)?,
+        hash_mib: usize::try_from(a.hash).unwrap_or(16),
+    };
+    let file = if continued {
+        std::fs::OpenOptions::new().append(true).open(&a.out)
+    } else {
+        std::fs::File::create(&a.out)
+    }
+    .map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let bar = progress_bar(
+        input.len() as u64,
+        a.quiet,
+        "{elapsed_precise} [{bar:30}] {pos}/{len} positions (eta {eta})",
+    );
+    bar.set_position(done as u64);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let t = Instant::now();
+    let written = rescore::run(&cfg, &input, done, &mut out, &stop, |n| {
+        bar.set_position(n as u64);
+    })
+    .map_err(|e| format!("{}: {e}", a.out.display()))?;
+    bar.finish_and_clear();
+    drop(out);
+    let per_position = match cfg.depth {
+        Some(d) => format!("depth {d}"),
+        None => format!("nodes {}", cfg.nodes),
+    };
+    println!(
+        "rescore {} positions {} (+{} this run) from {} eval {} {per_position} egdb {} time {:.1}s",
+        a.out.display(),
+        written,
+        written - done,
+        a.data.display(),
+        cfg.eval.describe(),
+        cfg.egdb.as_ref().map_or(0, |tb| tb.max_pieces()),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
