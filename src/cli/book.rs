@@ -118,10 +118,7 @@ fn open(arg: &BookArg) -> Result<Arc<Book>, String> {
 }
 
 fn run_build(a: &BuildArgs) -> Result<(), String> {
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let threads = super::threads_or_all(a.threads);
     let egdb = match &a.egdb {
         Some(dir) => {
             let mut tb = kingme::egdb::Tablebase::new();

@@ -1,6 +1,8 @@
 //! `kingme datagen`: self-play games written as training data.
 
-use super::{evaluator_of, progress_bar};
+use super::{
+    budget, check_output, evaluator_of, open_output, progress_bar, run_tablebase, threads_or_all,
+};
 use clap::Args;
 use std::time::Instant;
 
@@ -77,13 +79,7 @@ fn book_starts(path: &std::path::Path) -> Result<Vec<kingme::board::Position>, S
 
 pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     use kingme::datagen::{self, record, DatagenConfig, Existing};
-    let continued = a.append && a.out.exists();
-    if a.out.exists() && !a.force && !a.append {
-        return Err(format!(
-            "{} exists (use --append to continue it, --force to overwrite it)",
-            a.out.display()
-        ));
-    }
+    let continued = check_output(&a.out, a.append, a.force)?;
     // every argument is checked before the file is touched
     let starts = match &a.book_starts {
         Some(book) => book_starts(book)?,
@@ -95,25 +91,13 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     } else {
         Existing::default()
     };
-    let egdb = if a.no_egdb {
-        None
-    } else {
-        let mut tb = kingme::egdb::Tablebase::new();
-        if let Some(dir) = &a.egdb {
-            tb.add_directory(dir).map_err(|e| e.to_string())?;
-        }
-        tb.add_builtin().map_err(|e| e.to_string())?;
-        Some(std::sync::Arc::new(tb))
-    };
+    let egdb = run_tablebase(a.egdb.as_deref(), a.no_egdb)?;
     let cfg = DatagenConfig {
         positions: a.positions,
         nodes: a.nodes.max(1),
         depth: a.depth,
         egdb,
-        threads: a
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1),
+        threads: threads_or_all(a.threads),
         seed: a.seed,
         starts,
         random_plies: a.random_plies,
@@ -121,13 +105,7 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
         eval: evaluator_of(&a.eval)?,
         ..Default::default()
     };
-    let file = if continued {
-        std::fs::OpenOptions::new().append(true).open(&a.out)
-    } else {
-        std::fs::File::create(&a.out)
-    }
-    .map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let mut out = std::io::BufWriter::new(file);
+    let mut out = open_output(&a.out, continued)?;
     let from = existing.positions;
     let bar = progress_bar(
         cfg.positions,
@@ -147,10 +125,7 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     .map_err(|e| format!("{}: {e}", a.out.display()))?;
     bar.finish_and_clear();
     drop(out);
-    let per_move = match cfg.depth {
-        Some(d) => format!("depth {d}"),
-        None => format!("nodes {}", cfg.nodes),
-    };
+    let per_move = budget(cfg.nodes, cfg.depth);
     println!(
         "datagen {} positions {} (+{} this run) games {} (black +{} draws ={} white +{}; {} ended by databases) repeats {} eval {} {per_move} egdb {} seed {} time {:.1}s",
         a.out.display(),

@@ -1,6 +1,8 @@
 //! `kingme rescore`: a data file's positions labelled again by a deeper search.
 
-use super::{evaluator_of, progress_bar};
+use super::{
+    budget, check_output, evaluator_of, open_output, progress_bar, run_tablebase, threads_or_all,
+};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -70,13 +72,7 @@ fn already_done(out: &Path, input: &[kingme::datagen::Record]) -> Result<usize, 
 
 pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
     use kingme::datagen::{record, rescore};
-    let continued = a.append && a.out.exists();
-    if a.out.exists() && !a.force && !a.append {
-        return Err(format!(
-            "{} exists (use --append to continue it, --force to overwrite it)",
-            a.out.display()
-        ));
-    }
+    let continued = check_output(&a.out, a.append, a.force)?;
     // every argument is checked before the output is touched
     let mut input = record::read_file(&a.data).map_err(|e| e.to_string())?;
     input.truncate(a.positions.unwrap_or(usize::MAX));
@@ -85,34 +81,16 @@ pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
     } else {
         0
     };
-    let egdb = if a.no_egdb {
-        None
-    } else {
-        let mut tb = kingme::egdb::Tablebase::new();
-        if let Some(dir) = &a.egdb {
-            tb.add_directory(dir).map_err(|e| e.to_string())?;
-        }
-        tb.add_builtin().map_err(|e| e.to_string())?;
-        Some(std::sync::Arc::new(tb))
-    };
+    let egdb = run_tablebase(a.egdb.as_deref(), a.no_egdb)?;
     let cfg = rescore::RescoreConfig {
         nodes: a.nodes.max(1),
         depth: a.depth,
         egdb,
-        threads: a
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1),
+        threads: threads_or_all(a.threads),
         eval: evaluator_of(&a.eval)?,
         hash_mib: usize::try_from(a.hash).unwrap_or(16),
     };
-    let file = if continued {
-        std::fs::OpenOptions::new().append(true).open(&a.out)
-    } else {
-        std::fs::File::create(&a.out)
-    }
-    .map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let mut out = std::io::BufWriter::new(file);
+    let mut out = open_output(&a.out, continued)?;
     let bar = progress_bar(
         input.len() as u64,
         a.quiet,
@@ -127,10 +105,7 @@ pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
     .map_err(|e| format!("{}: {e}", a.out.display()))?;
     bar.finish_and_clear();
     drop(out);
-    let per_position = match cfg.depth {
-        Some(d) => format!("depth {d}"),
-        None => format!("nodes {}", cfg.nodes),
-    };
+    let per_position = budget(cfg.nodes, cfg.depth);
     println!(
         "rescore {} positions {} (+{} this run) from {} eval {} {per_position} egdb {} time {:.1}s",
         a.out.display(),

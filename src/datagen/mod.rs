@@ -138,6 +138,25 @@ impl SearchReport for Silent {
     fn trace(&mut self, _: TraceNode) {}
 }
 
+/// A one-thread search of `nodes` (or to `depth`) with `eval`, probing `egdb`:
+/// the search that labels a position.
+fn labelling_search(
+    nodes: u64,
+    depth: Option<u32>,
+    egdb: Option<&Arc<Tablebase>>,
+    eval: &Evaluator,
+) -> SearchLimits {
+    SearchLimits {
+        nodes: depth.is_none().then_some(nodes),
+        depth,
+        egdb: egdb.cloned(),
+        egdb_pieces: egdb.map_or(0, |tb| tb.max_pieces()),
+        threads: 1,
+        eval: eval.clone(),
+        ..Default::default()
+    }
+}
+
 /// A search's score as a data file stores it: centi-men for the side to
 /// move, a found win or loss at ±[`SCORE_CLAMP`].
 fn label_of(score: Option<Score>) -> i32 {
@@ -189,15 +208,9 @@ fn play_game(
         let pos = *game.position();
         tt.new_search();
         let limits = SearchLimits {
-            nodes: cfg.depth.is_none().then_some(cfg.nodes),
-            depth: cfg.depth,
-            egdb: cfg.egdb.clone(),
-            egdb_pieces: cfg.egdb.as_ref().map_or(0, |tb| tb.max_pieces()),
-            threads: 1,
             noise: cfg.noise,
             seed: rng.next_u64(),
-            eval: cfg.eval.clone(),
-            ..Default::default()
+            ..labelling_search(cfg.nodes, cfg.depth, cfg.egdb.as_ref(), &cfg.eval)
         };
         let hist = crate::engine::history_of(&game);
         let res = search::search(&pos, &hist, &limits, tt, &Control::default(), &mut Silent);

@@ -8,11 +8,11 @@
 //! depend on the number of threads.
 
 use super::record::{self, Record};
-use super::{label_of, Silent};
+use super::{label_of, labelling_search, Silent};
 use crate::egdb::Tablebase;
 use crate::eval::Evaluator;
 use crate::search::tt::TranspositionTable;
-use crate::search::{self, Control, History, SearchLimits};
+use crate::search::{self, Control, History};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -54,15 +54,7 @@ impl Default for RescoreConfig {
 /// file stores it.
 fn score_of(cfg: &RescoreConfig, pos: &crate::board::Position, tt: &TranspositionTable) -> i16 {
     tt.clear();
-    let limits = SearchLimits {
-        nodes: cfg.depth.is_none().then_some(cfg.nodes),
-        depth: cfg.depth,
-        egdb: cfg.egdb.clone(),
-        egdb_pieces: cfg.egdb.as_ref().map_or(0, |tb| tb.max_pieces()),
-        threads: 1,
-        eval: cfg.eval.clone(),
-        ..Default::default()
-    };
+    let limits = labelling_search(cfg.nodes, cfg.depth, cfg.egdb.as_ref(), &cfg.eval);
     let hist = History {
         hashes: Vec::new(),
         quiet: 0,
