@@ -161,10 +161,7 @@ fn search_moves(pos: &Position, opts: &BuildOptions, tt: &TranspositionTable) ->
     tt.clear();
     tt.new_search();
     let mut lines = Lines::default();
-    let hist = History {
-        hashes: Vec::new(),
-        quiet: 0,
-    };
+    let hist = History::default();
     let res = search::search(pos, &hist, &limits, tt, &Control::default(), &mut lines);
     let full = lines
         .by_depth

@@ -347,11 +347,7 @@ mod tests {
     use super::*;
 
     fn records(bytes: &[u8]) -> Vec<Record> {
-        assert_eq!(&bytes[..8], record::MAGIC);
-        bytes[record::HEADER_LEN..]
-            .chunks_exact(record::RECORD_LEN)
-            .map(|c| Record::from_bytes(c.try_into().unwrap()).expect("a legal position"))
-            .collect()
+        record::parse(bytes, "the output").expect("a whole data file of legal positions")
     }
 
     fn config(positions: u64) -> DatagenConfig {

@@ -158,10 +158,6 @@ pub fn cut_torn_record(path: &Path) -> Result<u64, DataError> {
 /// The records of the data file at `path`, all checked.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, DataError> {
     let name = path.display().to_string();
-    let bad = |reason: String| DataError::Bad {
-        path: name.clone(),
-        reason,
-    };
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -169,11 +165,21 @@ pub fn read_file(path: &Path) -> Result<Vec<Record>, DataError> {
             path: name.clone(),
             source,
         })?;
+    parse(&bytes, &name)
+}
+
+/// The records of a data file's bytes, all checked; errors name the file as
+/// `name`.
+pub fn parse(bytes: &[u8], name: &str) -> Result<Vec<Record>, DataError> {
+    let bad = |reason: String| DataError::Bad {
+        path: name.to_string(),
+        reason,
+    };
     if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
         return Err(bad("not kingme training data (no KMDATA01 magic)".into()));
     }
     let body = &bytes[HEADER_LEN..];
-    if body.len() % RECORD_LEN != 0 {
+    if !body.len().is_multiple_of(RECORD_LEN) {
         return Err(bad(format!(
             "{} bytes after the header is not a whole number of {RECORD_LEN}-byte records",
             body.len()

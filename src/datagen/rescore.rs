@@ -55,10 +55,7 @@ impl Default for RescoreConfig {
 fn score_of(cfg: &RescoreConfig, pos: &crate::board::Position, tt: &TranspositionTable) -> i16 {
     tt.clear();
     let limits = labelling_search(cfg.nodes, cfg.depth, cfg.egdb.as_ref(), &cfg.eval);
-    let hist = History {
-        hashes: Vec::new(),
-        quiet: 0,
-    };
+    let hist = History::default();
     let res = search::search(pos, &hist, &limits, tt, &Control::default(), &mut Silent);
     label_of(res.last.map(|l| l.score)) as i16
 }
@@ -132,10 +129,7 @@ mod tests {
     use crate::board::{Position, Variant};
 
     fn records(bytes: &[u8]) -> Vec<Record> {
-        bytes[record::HEADER_LEN..]
-            .chunks_exact(record::RECORD_LEN)
-            .map(|c| Record::from_bytes(c.try_into().unwrap()).expect("a legal position"))
-            .collect()
+        record::parse(bytes, "the output").expect("a whole data file of legal positions")
     }
 
     fn input() -> Vec<Record> {

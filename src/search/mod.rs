@@ -129,8 +129,9 @@ pub struct SearchResult {
     pub time: Duration,
 }
 
-/// The game history a search needs: positions since the last irreversible move.
-#[derive(Clone, Debug)]
+/// The game history a search needs: positions since the last irreversible move
+/// (the default: none, a position searched alone).
+#[derive(Clone, Debug, Default)]
 pub struct History {
     /// Hashes of earlier positions, oldest first, the root not included.
     pub hashes: Vec<u64>,
