@@ -271,7 +271,10 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let orig_alpha = alpha;
         let mut tt_idx = 255u8;
-        if let Some(e) = self.sh.tt.probe(hash) {
+        // capture resolution below depth 1 keeps out of the table: its
+        // entries are rarely usable and cost a memory access each
+        let use_tt = depth > 0;
+        if let Some(e) = if use_tt { self.sh.tt.probe(hash) } else { None } {
             if (e.move_index as usize) < list.len() {
                 tt_idx = e.move_index;
             }
@@ -350,9 +353,10 @@ impl<'a, 'r> Worker<'a, 'r> {
             let rank = i - skipped;
             let mut child = *pos;
             child.apply::<R, true>(m);
-            // every child that generates moves probes the table (capture
-            // resolution below depth 0 too): start loading its slot now
-            self.sh.tt.prefetch(child.hash());
+            // a child that will probe the table: start loading its slot now
+            if new_depth > 0 {
+                self.sh.tt.prefetch(child.hash());
+            }
             let cq = if pos.is_irreversible(m) { 0 } else { quiet + 1 };
             self.path.push(hash);
             let score = if rank == 0 {
@@ -425,7 +429,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             Bound::Upper
         };
         // a restricted root's value is not the position's: keep it out of the table
-        if !restricted {
+        if !restricted && use_tt {
             self.sh.tt.store(
                 hash,
                 Entry {
