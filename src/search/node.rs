@@ -122,6 +122,14 @@ const PROBCUT_DEPTH: i32 = 6;
 const PROBCUT_REDUCTION: i32 = 4;
 const PROBCUT_MARGIN: i32 = 50;
 
+/// Whether a node searched to `depth` probes and stores the transposition
+/// table: capture resolution below depth 1 keeps out of it (its entries are
+/// rarely usable and each costs a memory access).
+#[inline]
+fn uses_table(depth: i32) -> bool {
+    depth > 0
+}
+
 /// Value of a finished game for the side to move (no legal moves).
 fn terminal_score<R: Rules>(pos: &Position, ply: usize) -> i32 {
     if R::KINGS_AND_MULTI_JUMPS {
@@ -271,9 +279,7 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let orig_alpha = alpha;
         let mut tt_idx = 255u8;
-        // capture resolution below depth 1 keeps out of the table: its
-        // entries are rarely usable and cost a memory access each
-        let use_tt = depth > 0;
+        let use_tt = uses_table(depth);
         if let Some(e) = if use_tt { self.sh.tt.probe(hash) } else { None } {
             if (e.move_index as usize) < list.len() {
                 tt_idx = e.move_index;
@@ -354,7 +360,8 @@ impl<'a, 'r> Worker<'a, 'r> {
             let mut child = *pos;
             child.apply::<R, true>(m);
             // a child that will probe the table: start loading its slot now
-            if new_depth > 0 {
+            // (a reduced child keeps at least depth 1, so `new_depth` decides)
+            if uses_table(new_depth) {
                 self.sh.tt.prefetch(child.hash());
             }
             let cq = if pos.is_irreversible(m) { 0 } else { quiet + 1 };
