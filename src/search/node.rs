@@ -1,7 +1,7 @@
 //! The alpha-beta node: principal variation search with late-move
-//! reductions and ProbCut, the transposition table, repetition and
-//! forty-move draws, exact mini-checkers values, capture resolution at the
-//! leaves.
+//! reductions, ProbCut and singular extensions, the transposition table,
+//! repetition and forty-move draws, exact mini-checkers values, capture
+//! resolution at the leaves.
 
 use super::stats::Stats;
 use super::tt::{Bound, Entry, TranspositionTable};
@@ -43,6 +43,10 @@ pub(super) struct Worker<'a, 'r> {
     pub(super) root_excluded: Vec<Move>,
     /// The network's first layer at the position evaluated last.
     pub(super) eval_cache: crate::eval::EvalCache,
+    /// The move a singular-extension test search leaves out, by ply.
+    pub(super) excluded: [Option<Move>; MAX_PLY],
+    /// The depth of the current iteration at the root.
+    pub(super) root_depth: i32,
 }
 
 #[inline]
@@ -122,6 +126,13 @@ const PROBCUT_DEPTH: i32 = 6;
 const PROBCUT_REDUCTION: i32 = 4;
 const PROBCUT_MARGIN: i32 = 50;
 
+/// Singular extensions: the least depth, how much shallower the table's
+/// entry may be, and the margin per ply of depth (centi-men) below the
+/// table's score that the other moves must stay under.
+const SINGULAR_DEPTH: i32 = 8;
+const SINGULAR_ENTRY_SLACK: i32 = 3;
+const SINGULAR_MARGIN_PER_PLY: i32 = 2;
+
 /// Whether a node searched to `depth` probes and stores the transposition
 /// table: capture resolution below depth 1 keeps out of it (its entries are
 /// rarely usable and each costs a memory access).
@@ -172,6 +183,8 @@ impl<'a, 'r> Worker<'a, 'r> {
             report,
             root_excluded: Vec::new(),
             eval_cache: crate::eval::EvalCache::new(),
+            excluded: [None; MAX_PLY],
+            root_depth: 0,
         }
     }
 
@@ -225,6 +238,9 @@ impl<'a, 'r> Worker<'a, 'r> {
             return 0;
         }
         self.pv_len[ply] = 0;
+        if ply == 0 {
+            self.root_depth = depth;
+        }
         if ply as u32 > self.stats.seldepth {
             self.stats.seldepth = ply as u32;
         }
@@ -279,8 +295,11 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let orig_alpha = alpha;
         let mut tt_idx = 255u8;
-        let use_tt = uses_table(depth);
-        if let Some(e) = if use_tt { self.sh.tt.probe(hash) } else { None } {
+        // a singular-extension test: the same node without one move, kept out of the table
+        let excluded = self.excluded[ply];
+        let use_tt = uses_table(depth) && excluded.is_none();
+        let tt_entry = if use_tt { self.sh.tt.probe(hash) } else { None };
+        if let Some(e) = tt_entry {
             if (e.move_index as usize) < list.len() {
                 tt_idx = e.move_index;
             }
@@ -301,6 +320,7 @@ impl<'a, 'r> Worker<'a, 'r> {
         // clears beta by a margin is taken as a fail high
         if !TRACE
             && ply > 0
+            && excluded.is_none()
             && depth >= PROBCUT_DEPTH
             && beta - alpha == 1
             && beta.abs() < WIN_BOUND / 2
@@ -329,6 +349,47 @@ impl<'a, 'r> Worker<'a, 'r> {
         } else {
             depth - 1
         };
+        // singular extension: when every other move stays clearly below the
+        // table move's score, the table move is searched a ply deeper; when
+        // another move also clears beta, the node fails high at once
+        let mut singular = None;
+        if let Some(e) = tt_entry {
+            if !TRACE
+                && ply > 0
+                && depth >= SINGULAR_DEPTH
+                && tt_idx != 255
+                && list.len() >= 2
+                && e.bound != Bound::Upper
+                && e.depth >= depth - SINGULAR_ENTRY_SLACK
+                && (ply as i32) < 2 * self.root_depth
+            {
+                let tts = from_tt(e.score, ply);
+                if tts.abs() < WIN_BOUND / 2 {
+                    let sbeta = tts - SINGULAR_MARGIN_PER_PLY * depth;
+                    let ttm = list[tt_idx as usize];
+                    self.excluded[ply] = Some(ttm);
+                    let s = self.search::<R, TRACE>(
+                        pos,
+                        (depth - 1) / 2,
+                        sbeta - 1,
+                        sbeta,
+                        ply,
+                        quiet,
+                        came_by,
+                    );
+                    self.excluded[ply] = None;
+                    self.pv_len[ply] = 0;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if s < sbeta {
+                        singular = Some(ttm);
+                    } else if sbeta >= beta {
+                        return sbeta;
+                    }
+                }
+            }
+        }
         let mut keys = self.order(&list, tt_idx, ply, pos.turn());
         let mut best = -INF;
         let mut best_idx = 0usize;
@@ -352,10 +413,11 @@ impl<'a, 'r> Worker<'a, 'r> {
             list.swap(i, bi);
             keys.swap(i, bi);
             let m = list[i];
-            if restricted && self.root_excluded.contains(&m) {
+            if (restricted && self.root_excluded.contains(&m)) || excluded == Some(m) {
                 skipped += 1;
                 continue;
             }
+            let extend = i32::from(singular == Some(m));
             let rank = i - skipped;
             let mut child = *pos;
             child.apply::<R, true>(m);
@@ -367,7 +429,15 @@ impl<'a, 'r> Worker<'a, 'r> {
             let cq = if pos.is_irreversible(m) { 0 } else { quiet + 1 };
             self.path.push(hash);
             let score = if rank == 0 {
-                -self.search::<R, TRACE>(&child, new_depth, -beta, -alpha, ply + 1, cq, Some(m))
+                -self.search::<R, TRACE>(
+                    &child,
+                    new_depth + extend,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    cq,
+                    Some(m),
+                )
             } else {
                 let quietm = !m.is_capture() && (keys.get(i) >> 8) < (1 << 28) - 1;
                 let r = if !TRACE && depth >= 3 && rank >= 2 && quietm && new_depth < depth {
@@ -425,6 +495,10 @@ impl<'a, 'r> Worker<'a, 'r> {
                     }
                 }
             }
+        }
+        // a singular test that left out the node's only move fails low
+        if excluded.is_some() && best == -INF {
+            return alpha;
         }
         // the move list was reordered in place: store the index in generation order
         let gen_idx = (255 - (keys.get(best_idx) & 0xff)) as u8;
