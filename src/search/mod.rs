@@ -6,7 +6,7 @@
 //!
 //! - [`deepening`]: the root: iterative deepening, helper threads, the result.
 //! - [`node`]: the alpha-beta (principal variation) search of one node, with
-//!   late-move reductions and ProbCut.
+//!   late-move reductions, ProbCut and singular extensions.
 //! - [`ordering`]: move-ordering keys, killer moves and the history table.
 //! - [`time`]: when to stop: clock budgets, time and node limits.
 //! - [`stats`]: the counters a search keeps and the iterations it reports.
