@@ -3,6 +3,8 @@
 //! repetition and forty-move draws, exact mini-checkers values, capture
 //! resolution at the leaves.
 
+use super::reductions::late_move_reduction;
+use super::singular::Singular;
 use super::stats::Stats;
 use super::tt::{Bound, Entry, TranspositionTable};
 use super::{
@@ -61,7 +63,7 @@ fn to_tt(s: i32, ply: usize) -> i32 {
 }
 
 #[inline]
-fn from_tt(s: i32, ply: usize) -> i32 {
+pub(super) fn from_tt(s: i32, ply: usize) -> i32 {
     if s >= WIN_BOUND {
         s - ply as i32
     } else if s <= -WIN_BOUND {
@@ -92,46 +94,11 @@ fn exact_score(v: crate::solve::GameValue, ply: usize) -> i32 {
     }
 }
 
-/// Plies to take off a late quiet move's search: one, plus more the deeper
-/// the node and the later the move (one fewer at a principal-variation node).
-#[inline]
-fn late_move_reduction(depth: i32, rank: usize, pv: bool) -> i32 {
-    let more = match LMR_MORE.get(depth as usize).and_then(|row| row.get(rank)) {
-        Some(&m) => i32::from(m),
-        None => lmr_more(depth, rank),
-    };
-    (1 + more - i32::from(pv)).max(1)
-}
-
-/// The growing part of [`late_move_reduction`]: `ln depth · ln rank / 2.2`, rounded down.
-fn lmr_more(depth: i32, rank: usize) -> i32 {
-    (f64::from(depth).ln() * (rank as f64).ln() / 2.2) as i32
-}
-
-/// [`lmr_more`] for every depth a search reaches (below [`MAX_PLY`]) and
-/// ranks below 64, computed once.
-static LMR_MORE: std::sync::LazyLock<[[u8; 64]; MAX_PLY]> = std::sync::LazyLock::new(|| {
-    let mut t = [[0u8; 64]; MAX_PLY];
-    for (d, row) in t.iter_mut().enumerate().skip(1) {
-        for (r, m) in row.iter_mut().enumerate().skip(1) {
-            *m = lmr_more(d as i32, r) as u8;
-        }
-    }
-    t
-});
-
 /// ProbCut: the least depth, how much shallower the test search is, and the
 /// margin (centi-men) it must clear beta by.
 const PROBCUT_DEPTH: i32 = 6;
 const PROBCUT_REDUCTION: i32 = 4;
 const PROBCUT_MARGIN: i32 = 50;
-
-/// Singular extensions: the least depth, how much shallower the table's
-/// entry may be, and the margin per ply of depth (centi-men) below the
-/// table's score that the other moves must stay under.
-const SINGULAR_DEPTH: i32 = 8;
-const SINGULAR_ENTRY_SLACK: i32 = 3;
-const SINGULAR_MARGIN_PER_PLY: i32 = 2;
 
 /// Whether a node searched to `depth` probes and stores the transposition
 /// table: capture resolution below depth 1 keeps out of it (its entries are
@@ -349,47 +316,23 @@ impl<'a, 'r> Worker<'a, 'r> {
         } else {
             depth - 1
         };
-        // singular extension: when every other move stays clearly below the
-        // table move's score, the table move is searched a ply deeper; when
-        // another move also clears beta, the node fails high at once
-        let mut singular = None;
-        if let Some(e) = tt_entry {
-            if !TRACE
-                && ply > 0
-                && depth >= SINGULAR_DEPTH
-                && tt_idx != 255
-                && list.len() >= 2
-                && e.bound != Bound::Upper
-                && e.depth >= depth - SINGULAR_ENTRY_SLACK
-                && (ply as i32) < 2 * self.root_depth
-            {
-                let tts = from_tt(e.score, ply);
-                if tts.abs() < WIN_BOUND / 2 {
-                    let sbeta = tts - SINGULAR_MARGIN_PER_PLY * depth;
-                    let ttm = list[tt_idx as usize];
-                    self.excluded[ply] = Some(ttm);
-                    let s = self.search::<R, TRACE>(
-                        pos,
-                        (depth - 1) / 2,
-                        sbeta - 1,
-                        sbeta,
-                        ply,
-                        quiet,
-                        came_by,
-                    );
-                    self.excluded[ply] = None;
-                    self.pv_len[ply] = 0;
-                    if self.stopped {
-                        return 0;
-                    }
-                    if s < sbeta {
-                        singular = Some(ttm);
-                    } else if sbeta >= beta {
-                        return sbeta;
-                    }
-                }
+        // singular extension: a table move that stands alone is searched a
+        // ply deeper; a node where another move also clears beta fails high
+        let singular = match tt_entry {
+            Some(e) if !TRACE && ply > 0 && tt_idx != 255 => {
+                let ttm = list[tt_idx as usize];
+                self.singular_test::<R>(pos, e, ttm, list.len(), depth, beta, ply, quiet, came_by)
             }
+            _ => Singular::No,
+        };
+        if self.stopped {
+            return 0;
         }
+        let singular = match singular {
+            Singular::FailHigh(s) => return s,
+            Singular::Extend(m) => Some(m),
+            Singular::No => None,
+        };
         let mut keys = self.order(&list, tt_idx, ply, pos.turn());
         let mut best = -INF;
         let mut best_idx = 0usize;
@@ -536,31 +479,5 @@ impl<'a, 'r> Worker<'a, 'r> {
             }
         }
         best
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::late_move_reduction;
-
-    /// The reductions follow their definition inside the precomputed range
-    /// and beyond it.
-    #[test]
-    fn late_move_reductions_follow_their_definition() {
-        for depth in 3..140 {
-            for rank in 2..130usize {
-                let more = ((depth as f64).ln() * (rank as f64).ln() / 2.2).floor() as i32;
-                for pv in [false, true] {
-                    let want = (1 + more - i32::from(pv)).max(1);
-                    assert_eq!(
-                        late_move_reduction(depth, rank, pv),
-                        want,
-                        "{depth} {rank} {pv}"
-                    );
-                }
-            }
-        }
-        assert_eq!(late_move_reduction(3, 2, true), 1);
-        assert_eq!(late_move_reduction(63, 63, false), 8);
     }
 }
