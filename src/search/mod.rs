@@ -8,8 +8,8 @@
 //! - [`node`]: the alpha-beta (principal variation) search of one node, with
 //!   late-move reductions, ProbCut and singular extensions.
 //! - [`ordering`]: move-ordering keys, killer moves and the history table.
-//! - [`reductions`]: how many plies a late quiet move's search loses.
-//! - [`singular`]: whether the table's move stands alone, to extend it.
+//! - `reductions`: how many plies a late quiet move's search loses.
+//! - `singular`: whether the table's move stands alone, to extend it.
 //! - [`time`]: when to stop: clock budgets, time and node limits.
 //! - [`stats`]: the counters a search keeps and the iterations it reports.
 //! - [`tt`]: the transposition table shared by every search thread.
