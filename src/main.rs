@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use cli::datagen::DatagenArgs;
 use cli::dxp::DxpArgs;
+use cli::endings::EndingsArgs;
 use cli::perft::PerftArgs;
 use cli::rescore::RescoreArgs;
 use cli::serve::ServeArgs;
@@ -78,6 +79,11 @@ enum Command {
     /// Search the positions of a `kingme datagen` file again, deeper, and write
     /// them with the new scores (same positions and results) as training data.
     Rescore(RescoreArgs),
+    /// Write positions the endgame databases know, each labelled by its exact
+    /// value, reached by random plies from a `kingme datagen` file's late
+    /// positions: training data for what the engine evaluates past the
+    /// databases it probes.
+    Endings(EndingsArgs),
 }
 
 /// `builtin`, `hand` or a weights file, as the EvalFile option takes.
@@ -131,6 +137,7 @@ fn main() -> ExitCode {
         Some(Command::Datagen(a)) => cli::datagen::run_datagen(&a),
         Some(Command::Train(a)) => cli::train::run_train(&a),
         Some(Command::Rescore(a)) => cli::rescore::run_rescore(&a),
+        Some(Command::Endings(a)) => cli::endings::run_endings(&a),
         None => cli::serve::run_server(&cli.serve),
     };
     match res {

@@ -232,6 +232,86 @@ fn datagen_then_train_write_files_that_load() {
 }
 
 #[test]
+fn endings_writes_known_positions_labelled_exactly() {
+    use kingme::datagen::record::{read_file, SCORE_CLAMP};
+    let data = temp("endings-in.kmd");
+    let out = temp("endings-out.kmd");
+    let empty = temp("endings-egdb");
+    for f in [&data, &out] {
+        let _ = std::fs::remove_file(f);
+    }
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kingme"))
+            .args(args)
+            .output()
+            .expect("run kingme")
+    };
+    let (d, o, e) = (
+        data.to_str().unwrap(),
+        out.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    );
+    // games that end at the built-in 5 pieces, so their late positions have 6 or more
+    let g = run(&[
+        "datagen",
+        "--out",
+        d,
+        "--positions",
+        "400",
+        "--nodes",
+        "200",
+        "--threads",
+        "1",
+        "--seed",
+        "9",
+        "--quiet",
+    ]);
+    assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+    let endings = ["endings", "--data", d, "--out", o, "--egdb", e, "--quiet"];
+    // by default it keeps what the built-in databases do not hold: nothing to label here
+    let none = run(&endings);
+    assert!(!none.status.success());
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("at most 5 pieces") && err.contains(e), "{err}");
+    assert!(!out.exists());
+    let args = [&endings[..], &["--min-pieces", "5", "--walks", "8"]].concat();
+    let r = run(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let line = String::from_utf8_lossy(&r.stdout).to_string();
+    let got = read_file(&out).unwrap();
+    assert!(!got.is_empty(), "{line}");
+    assert!(
+        line.contains(&format!("positions {} ", got.len())),
+        "{line}"
+    );
+    let input: std::collections::HashSet<u64> = read_file(&data)
+        .unwrap()
+        .iter()
+        .map(|r| r.position.hash())
+        .collect();
+    for r in &got {
+        let p = &r.position;
+        assert_eq!(p.occupied().count(), 5, "{}", p.to_fen());
+        assert!(!p.must_capture() && !input.contains(&p.hash()));
+        // a result for Black and a score for the side to move that agree
+        let black = i32::from(r.result) - 1;
+        let mover = if p.turn() == kingme::Color::Black {
+            black
+        } else {
+            -black
+        };
+        assert_eq!(i32::from(r.score), mover * SCORE_CLAMP, "{}", p.to_fen());
+    }
+    // the same seed writes the same file; the output is not overwritten by accident
+    let again = run(&args);
+    assert!(!again.status.success());
+    let forced = run(&[&args[..], &["--force"]].concat());
+    assert!(forced.status.success());
+    assert_eq!(read_file(&out).unwrap(), got);
+}
+
+#[test]
 fn rescore_keeps_positions_and_results_and_continues_a_stopped_run() {
     use kingme::datagen::record::read_file;
     let data = temp("rescore-in.kmd");

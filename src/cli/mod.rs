@@ -7,6 +7,7 @@ pub(crate) mod book;
 pub(crate) mod datagen;
 pub(crate) mod dxp;
 pub(crate) mod egdb;
+pub(crate) mod endings;
 pub(crate) mod perft;
 pub(crate) mod rescore;
 pub(crate) mod serve;

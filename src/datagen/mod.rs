@@ -19,6 +19,7 @@
 //!
 //! [`rescore`] labels a data file's positions again by a deeper search.
 
+pub mod endings;
 pub mod record;
 pub mod rescore;
 
