@@ -82,11 +82,17 @@ fn protocol_options_board_info_and_errors() {
         .iter()
         .filter(|l| l.starts_with("database "))
         .collect();
-    // win (White to move), draw (Black to move); six pieces: not known (the
-    // directory has 3, kingme's own 5)
+    // win (White to move), draw (Black to move); six men: known from the
+    // slices of 6 pieces with at most one king built into kingme (the
+    // directory has 3 pieces, kingme's own set every position of 5)
     assert_eq!(
         db,
-        ["database win", "database draw", "database win"],
+        [
+            "database win",
+            "database draw",
+            "database draw",
+            "database win"
+        ],
         "{text}"
     );
     let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
@@ -123,7 +129,7 @@ fn protocol_options_board_info_and_errors() {
 fn without_a_database_directory_the_five_pieces_built_in_play() {
     let home = std::env::temp_dir().join(format!("kingme-egdb-home-{}", std::process::id()));
     let lines = session(
-        "position fen W:WK32:BK26\ngo depth 3\nisready\nposition fen W:WK19,K23:BK32\ngo depth 3\nisready\nboard\nposition fen B:WK19,K23:BK32,K1,K5\nboard\nquit\n",
+        "position fen W:WK32:BK26\ngo depth 3\nisready\nposition fen W:WK19,K23:BK32\ngo depth 3\nisready\nboard\nposition fen B:WK19,K23:BK32,K1,K5\nboard\nposition fen B:W22,26,30:B5,10,K14\ngo depth 4\nquit\n",
         Some(&home),
     );
     let text = lines.join("\n");
@@ -138,7 +144,19 @@ fn without_a_database_directory_the_five_pieces_built_in_play() {
     );
     assert_eq!(
         lines.iter().filter(|l| l.starts_with("bestmove")).count(),
-        2,
+        3,
+        "{text}"
+    );
+    // the searches probe them from the first move (they are in memory before
+    // the first search): two kings against one is a win at depth 3, and a
+    // built-in slice of 6 pieces with one king answers too
+    let searches: Vec<&[String]> = text_between_bestmoves(&lines);
+    assert!(
+        searches[1].iter().any(|l| l.contains(" score win ")),
+        "{text}"
+    );
+    assert!(
+        searches[2].iter().any(|l| l.contains(" score draw ")),
         "{text}"
     );
     // two kings against one win; five pieces are known too
@@ -149,6 +167,19 @@ fn without_a_database_directory_the_five_pieces_built_in_play() {
     assert_eq!(db.len(), 2, "{text}");
     assert_eq!(db[0], "database win", "{text}");
     assert!(!lines.iter().any(|l| l.starts_with("error")), "{text}");
+}
+
+/// The lines of each search, up to and with its `bestmove`.
+fn text_between_bestmoves(lines: &[String]) -> Vec<&[String]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("bestmove") {
+            out.push(&lines[start..=i]);
+            start = i + 1;
+        }
+    }
+    out
 }
 
 /// Plays `fen` out, both sides kingme with the databases at `depth`; the result and plies.

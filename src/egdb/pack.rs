@@ -1,7 +1,8 @@
-//! A pack: the compact files of several slices in one file, and the pack
-//! built into kingme ([`builtin`]), every slice of up to
-//! [`BUILTIN_PIECES`] pieces, so that the engine plays exact endgames with
-//! no set-up step.
+//! A pack: the compact files of several slices in one file, and the packs
+//! built into kingme ([`builtin`]): every slice of up to [`BUILTIN_PIECES`]
+//! pieces, so that the engine plays exact endgames with no set-up step, and
+//! the slices of [`BUILTIN_PARTIAL_PIECES`] pieces with at most
+//! [`BUILTIN_PARTIAL_KINGS`] king (the ones late middlegames reach first).
 //!
 //! Layout, little-endian: a 32-byte header (magic `KMEGPACK`, version (u32),
 //! entry count (u32), FNV-1a 64 checksum of the directory, data length
@@ -27,12 +28,23 @@ const ENTRY: usize = 40;
 /// Pieces of the slices built into kingme.
 pub const BUILTIN_PIECES: u32 = 5;
 
-/// The pack built into kingme: made by `kingme egdb build --pieces 5` then
-/// `kingme egdb pack --pieces 5` (see README).
+/// Pieces of the slices built into kingme beyond the complete ones: those
+/// with at most [`BUILTIN_PARTIAL_KINGS`] king.
+pub const BUILTIN_PARTIAL_PIECES: u32 = 6;
+
+/// Kings in the partial slices built into kingme.
+pub const BUILTIN_PARTIAL_KINGS: u32 = 1;
+
+/// The packs built into kingme: made by `kingme egdb build --pieces 6`, then
+/// `kingme egdb pack --pieces 5` and `kingme egdb pack --pieces 6
+/// --from-pieces 6 --max-kings 1` (see README).
 static BUILTIN: &[u8] = include_bytes!("english5.kmeg");
+static BUILTIN_PARTIAL: &[u8] = include_bytes!("english6k1.kmeg");
 
 /// The name that stands for the built-in pack in errors.
 pub const BUILTIN_NAME: &str = "<built into kingme>/english5.kmeg";
+/// The name that stands for the built-in partial pack in errors.
+pub const BUILTIN_PARTIAL_NAME: &str = "<built into kingme>/english6k1.kmeg";
 
 /// One file of a pack.
 #[derive(Clone, Copy, Debug)]
@@ -45,17 +57,32 @@ pub struct Packed {
     pub bytes: &'static [u8],
 }
 
-/// The files of the pack built into kingme, its directory checked (each
+/// The files of the packs built into kingme, their directories checked (each
 /// file is checked as it is opened, as a file on disk is).
 pub fn builtin() -> Result<&'static [Packed], FileError> {
     static PARSED: OnceLock<Result<Vec<Packed>, FileError>> = OnceLock::new();
-    match PARSED.get_or_init(|| parse(BUILTIN, Path::new(BUILTIN_NAME))) {
+    let parsed = PARSED.get_or_init(|| {
+        let mut all = parse(BUILTIN, Path::new(BUILTIN_NAME))?;
+        all.extend(parse(BUILTIN_PARTIAL, Path::new(BUILTIN_PARTIAL_NAME))?);
+        Ok(all)
+    });
+    match parsed {
         Ok(v) => Ok(v),
         Err(e) => Err(FileError::Header {
             path: PathBuf::from(BUILTIN_NAME),
             reason: e.to_string(),
         }),
     }
+}
+
+/// The slices of at least `from` and at most `pieces` pieces with at most
+/// `max_kings` kings in all, in build order.
+#[must_use]
+pub fn selection(from: u32, pieces: u32, max_kings: u32) -> Vec<Material> {
+    super::plan(pieces)
+        .into_iter()
+        .filter(|m| m.pieces() >= from && u32::from(m.bk + m.wk) <= max_kings)
+        .collect()
 }
 
 /// The files of the pack `bytes` (called `path` in errors).
@@ -140,13 +167,12 @@ pub struct Written {
     pub checksum: u64,
 }
 
-/// Packs the compact files of every slice of at most `pieces` pieces in
-/// `dir` into `out` (written under a temporary name, synced, renamed).
-pub fn write(dir: &Path, pieces: u32, out: &Path) -> Result<Written, FileError> {
+/// Packs the compact files of `slices` (e.g. a [`selection`]) in `dir` into
+/// `out` (written under a temporary name, synced, renamed).
+pub fn write(dir: &Path, slices: &[Material], out: &Path) -> Result<Written, FileError> {
     let mut entries = Vec::new();
     let mut data = Vec::new();
-    let slices = super::plan(pieces);
-    for &m in &slices {
+    for &m in slices {
         for kind in [Kind::Values, Kind::Conversion] {
             let path = file::path(dir, m, kind);
             match file::version_of(&path)? {
@@ -210,10 +236,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_builtin_pack_holds_every_slice_of_five_pieces_once() {
-        let files = builtin().expect("the built-in pack opens");
+    fn the_builtin_packs_hold_every_slice_of_five_pieces_and_the_partial_six_once() {
+        let files = builtin().expect("the built-in packs open");
+        let partial = selection(
+            BUILTIN_PARTIAL_PIECES,
+            BUILTIN_PARTIAL_PIECES,
+            BUILTIN_PARTIAL_KINGS,
+        );
+        assert!(!partial.is_empty());
+        assert!(partial.iter().all(|m| m.bk + m.wk <= 1 && m.pieces() == 6));
         let mut want: Vec<(Material, bool)> = super::super::plan(BUILTIN_PIECES)
             .into_iter()
+            .chain(partial)
             .flat_map(|m| [(m, false), (m, true)])
             .collect();
         let mut got: Vec<(Material, bool)> = files

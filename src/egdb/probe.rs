@@ -281,6 +281,18 @@ impl Tablebase {
     }
 
     /// Sets `max_pieces` from the slices known.
+    /// The most pieces of any slice known, complete or not: searches probe up
+    /// to this many (a position of a missing slice is evaluated instead).
+    #[must_use]
+    pub fn probe_pieces(&self) -> u32 {
+        self.entries
+            .iter()
+            .flatten()
+            .map(|e| e.mat.pieces())
+            .max()
+            .unwrap_or(0)
+    }
+
     fn count_pieces(&mut self) {
         self.max_pieces = (2..=12)
             .take_while(|&n| {

@@ -360,7 +360,9 @@ impl Engine {
             && mini_table_allowed();
         if pos.variant() == crate::board::Variant::English {
             if let Some(tb) = self.tablebase() {
-                sl.egdb_pieces = self.options.egdb_pieces.min(tb.max_pieces());
+                // the built-in slices of 6 pieces are not all of them: a
+                // position of a missing slice is evaluated
+                sl.egdb_pieces = self.options.egdb_pieces.min(tb.probe_pieces());
                 sl.egdb = Some(tb);
             }
         }

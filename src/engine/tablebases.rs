@@ -63,7 +63,7 @@ pub(super) fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
         .name("egdb-preload".into())
         .spawn(move || {
             let t = std::time::Instant::now();
-            let bytes = bg.preload(bg.max_pieces());
+            let bytes = bg.preload(bg.probe_pieces());
             tracing::info!(
                 bytes,
                 secs = t.elapsed().as_secs_f64(),
@@ -72,7 +72,7 @@ pub(super) fn open_tablebase(dir: &Path) -> Result<Arc<Tablebase>, String> {
         });
     if let Err(e) = spawned {
         tracing::warn!(error = %e, "no thread to read the endgame databases; reading them now");
-        tb.preload(tb.max_pieces());
+        tb.preload(tb.probe_pieces());
     }
     Ok(tb)
 }
@@ -96,6 +96,9 @@ pub(super) fn open_builtin_tablebase() -> Arc<Tablebase> {
     }
     let mut tb = Tablebase::new();
     add_builtin(&mut tb);
+    // searches never wait for a slice: the built-in ones are in the binary,
+    // so all of them are made ready now
+    tb.preload(tb.probe_pieces());
     let tb = Arc::new(tb);
     open.push((key, Arc::downgrade(&tb)));
     tb
@@ -111,8 +114,11 @@ pub(super) fn describe_tablebase(tb: &Tablebase, dir: Option<&Path>) -> String {
             0 => "no endgame database found (no data directory; set EGDBPath); playing without"
                 .to_string(),
             n => format!(
-                "endgame databases: every position of up to {n} pieces, built into kingme \
-                 (kingme egdb build --pieces 6 puts more in the data directory)"
+                "endgame databases: every position of up to {n} pieces, and those of {} \
+                 with at most {} king, built into kingme (kingme egdb build --pieces 6 puts \
+                 more in the data directory)",
+                crate::egdb::pack::BUILTIN_PARTIAL_PIECES,
+                crate::egdb::pack::BUILTIN_PARTIAL_KINGS
             ),
         };
     };

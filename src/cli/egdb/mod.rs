@@ -30,7 +30,7 @@ pub enum EgdbCommand {
     /// compact files of the current version, each checked against its
     /// originals (restartable: current slices are skipped).
     Convert(ConvertArgs),
-    /// Put the compact files of every slice of at most N pieces into one pack
+    /// Put the compact files of the slices of up to N pieces (or a selection) into one pack
     /// file (the set built into kingme is one).
     Pack(PackArgs),
 }
@@ -42,6 +42,12 @@ pub struct PackArgs {
     /// Every slice of at most N pieces.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pieces: u32,
+    /// Only the slices of at least P pieces.
+    #[arg(long, value_name = "P", default_value_t = 2)]
+    from_pieces: u32,
+    /// Only the slices with at most K kings (both sides together).
+    #[arg(long, value_name = "K", default_value_t = 24)]
+    max_kings: u32,
     /// The pack file to write.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -205,11 +211,20 @@ fn run_convert(a: ConvertArgs) -> Result<(), String> {
 
 fn run_pack(a: PackArgs) -> Result<(), String> {
     let dir = dir_of(&a.dir)?;
-    let w = egdb::pack::write(&dir, a.pieces, &a.out).map_err(|e| e.to_string())?;
+    let slices = egdb::pack::selection(a.from_pieces, a.pieces, a.max_kings);
+    if slices.is_empty() {
+        return Err(format!(
+            "no slice of {} to {} pieces with at most {} kings",
+            a.from_pieces, a.pieces, a.max_kings
+        ));
+    }
+    let w = egdb::pack::write(&dir, &slices, &a.out).map_err(|e| e.to_string())?;
     println!(
-        "packed {} slices of up to {} pieces from {} into {}: {} bytes, checksum {:016x}",
+        "packed {} slices of {} to {} pieces (at most {} kings) from {} into {}: {} bytes, checksum {:016x}",
         w.slices,
+        a.from_pieces,
         a.pieces,
+        a.max_kings,
         dir.display(),
         a.out.display(),
         w.bytes,
