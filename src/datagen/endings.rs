@@ -9,7 +9,7 @@
 //! random legal plies go on until a position the databases know; one with at
 //! least [`EndingsConfig::min_pieces`] pieces and no capture pending is kept,
 //! its result and score the databases' (a win scores
-//! [`SCORE_CLAMP`](super::record::SCORE_CLAMP) for the winner, a draw 0).
+//! [`SCORE_CLAMP`] for the winner, a draw 0).
 //! Deterministic for a seed; each position is kept once.
 
 use super::record::{Record, SCORE_CLAMP};
