@@ -315,13 +315,19 @@ fn repetition_in_game_history_counts_as_draw() {
     for m in ["1-5", "32-28", "5-1", "28-32"] {
         g.play_text(m).unwrap();
     }
+    // the databases know the position is drawn: without them, the search alone
     let mut e = Engine::new();
+    e.set(EngineOption::EgdbPieces(0)).unwrap();
     let (best, score, _) = best_of(&e.search_blocking(&g, depth(12)));
     assert!(g.position().is_legal(best.unwrap()));
     assert!(
         matches!(score.unwrap(), Score::Eval(cp) if cp.abs() < 100),
         "got {score:?}"
     );
+    // with the built-in databases the draw is exact
+    let mut e = Engine::new();
+    let (_, score, _) = best_of(&e.search_blocking(&g, depth(12)));
+    assert_eq!(score, Some(Score::Draw));
 }
 
 /// Plays a game between two engines; returns the result from Black's view
