@@ -72,7 +72,7 @@ pub(crate) fn run_endings(a: &EndingsArgs) -> Result<(), String> {
             cfg.min_pieces
         ));
     }
-    tb.preload(tb.max_pieces());
+    tb.preload(tb.probe_pieces());
     let mut out = open_output(&a.out, false)?;
     let werr = |e: std::io::Error| format!("{}: {e}", a.out.display());
     record::write_header(&mut out, cfg.seed).map_err(werr)?;

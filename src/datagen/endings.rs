@@ -12,8 +12,8 @@
 //! [`SCORE_CLAMP`] for the winner, a draw 0).
 //! Deterministic for a seed; each position is kept once.
 
-use super::record::{Record, SCORE_CLAMP};
-use crate::board::{Color, Outcome, Position};
+use super::record::{result_of, Record, SCORE_CLAMP};
+use crate::board::{Outcome, Position};
 use crate::egdb::Tablebase;
 use crate::openings::SplitMix64;
 use std::collections::HashSet;
@@ -61,20 +61,14 @@ pub struct EndingsSummary {
 
 /// The record of `pos` labelled by its exact `outcome`.
 fn labelled(pos: Position, outcome: Outcome) -> Record {
-    let (result, score) = match outcome {
-        Outcome::Draw => (1, 0),
-        Outcome::Win(c) => (
-            if c == Color::Black { 2 } else { 0 },
-            if c == pos.turn() {
-                SCORE_CLAMP
-            } else {
-                -SCORE_CLAMP
-            },
-        ),
+    let score = match outcome {
+        Outcome::Draw => 0,
+        Outcome::Win(c) if c == pos.turn() => SCORE_CLAMP,
+        Outcome::Win(_) => -SCORE_CLAMP,
     };
     Record {
         position: pos,
-        result,
+        result: result_of(outcome),
         score: score as i16,
     }
 }
@@ -144,7 +138,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Variant;
+    use crate::board::{Color, Variant};
 
     fn tb() -> Tablebase {
         let mut tb = Tablebase::new();

@@ -313,11 +313,7 @@ pub fn run(
             if summary.positions >= cfg.positions || stop.load(Ordering::Relaxed) {
                 continue;
             }
-            let result = match played.outcome {
-                Outcome::Win(crate::Color::Black) => 2,
-                Outcome::Draw => 1,
-                Outcome::Win(crate::Color::White) => 0,
-            };
+            let result = record::result_of(played.outcome);
             for (position, score) in &played.kept {
                 if !seen.insert(position.hash()) {
                     summary.duplicates += 1;

@@ -20,7 +20,7 @@
 //! A game's records are written together, in the order played. Only positions
 //! without a capture pending are written.
 
-use crate::board::{Bitboard, Color, Position, Variant};
+use crate::board::{Bitboard, Color, Outcome, Position, Variant};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -63,6 +63,17 @@ pub enum DataError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// The result byte of a game that ended in `outcome` (for Black: 2 win, 1
+/// draw, 0 loss).
+#[must_use]
+pub fn result_of(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Win(Color::Black) => 2,
+        Outcome::Draw => 1,
+        Outcome::Win(Color::White) => 0,
+    }
 }
 
 impl Record {

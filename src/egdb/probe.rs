@@ -280,7 +280,6 @@ impl Tablebase {
         Ok(added)
     }
 
-    /// Sets `max_pieces` from the slices known.
     /// The most pieces of any slice known, complete or not: searches probe up
     /// to this many (a position of a missing slice is evaluated instead).
     #[must_use]
@@ -293,6 +292,7 @@ impl Tablebase {
             .unwrap_or(0)
     }
 
+    /// Sets `max_pieces` from the slices known.
     fn count_pieces(&mut self) {
         self.max_pieces = (2..=12)
             .take_while(|&n| {
