@@ -54,6 +54,10 @@ pub(crate) struct TrainArgs {
     /// Network: sets of dense layers, chosen by the number of pieces (1 to 8).
     #[arg(long, default_value_t = 1)]
     buckets: usize,
+    /// Network: sets of first-layer rows, chosen by who has kings (1; 2: none,
+    /// some; 3: none, one side's, both sides').
+    #[arg(long, default_value_t = 1)]
+    input_buckets: usize,
     /// Generation number recorded in the weights file.
     #[arg(long, default_value_t = 1)]
     generation: u32,
@@ -74,11 +78,14 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     {
         return Err("--scale and --lr must be positive numbers".into());
     }
-    use kingme::eval::network::{file::MAX_DENSE, file::MAX_HIDDEN, MAX_BUCKETS};
+    use kingme::eval::network::{
+        file::MAX_DENSE, file::MAX_HIDDEN, MAX_BUCKETS, MAX_INPUT_BUCKETS,
+    };
     let (h, l1, l2, b) = (a.hidden, a.dense[0], a.dense[1], a.buckets);
-    if a.model == Model::Network && !kingme::eval::Network::evaluable(h, l1, l2, b) {
+    let ib = a.input_buckets;
+    if a.model == Model::Network && !kingme::eval::Network::evaluable(h, ib, l1, l2, b) {
         return Err(format!(
-            "--hidden {h} --dense {l1} {l2} --buckets {b}: the accumulator is a multiple of 16 up to {MAX_HIDDEN}, each dense layer 1 to {MAX_DENSE}, buckets 1 to {MAX_BUCKETS}"
+            "--hidden {h} --input-buckets {ib} --dense {l1} {l2} --buckets {b}: the accumulator is a multiple of 16 up to {MAX_HIDDEN}, input buckets 1 to {MAX_INPUT_BUCKETS}, each dense layer 1 to {MAX_DENSE}, buckets 1 to {MAX_BUCKETS}"
         ));
     }
     let t = Instant::now();
@@ -187,6 +194,7 @@ fn train_network(
         generation: a.generation,
         seed: a.seed,
         hidden: a.hidden,
+        input_buckets: a.input_buckets,
         l1: a.dense[0],
         l2: a.dense[1],
         buckets: a.buckets,

@@ -10,13 +10,15 @@
 
 use super::file::Network;
 use super::kernels::{self, Aligned, Lanes};
-use super::{for_each_member, input_index, Boards, INPUTS};
+use super::{for_each_member, input_bucket, input_index, Boards, INPUTS};
 use crate::board::{Color, Position};
 
 /// The first layer's sums for both perspectives (Black's, then White's).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accumulator {
     boards: Boards,
+    /// The input bucket whose rows the sums are made of.
+    bucket: usize,
     values: Aligned,
     hidden: usize,
 }
@@ -28,6 +30,7 @@ impl Accumulator {
     pub fn new(hidden: usize) -> Accumulator {
         Accumulator {
             boards: Boards::default(),
+            bucket: 0,
             values: vec![0; 2 * hidden].into(),
             hidden,
         }
@@ -69,17 +72,19 @@ impl Accumulator {
         self.values[h..].copy_from_slice(&net.ft_b);
         let mut came = [0usize; 32];
         let n = indices(boards.black_inputs(), &mut came);
+        let bucket = input_bucket(&boards, net.input_buckets);
         kernels::move_lanes(
             self.values.lanes_mut(),
-            net.ft_w.by_piece(),
+            net.ft_w.by_piece(bucket),
             &[],
             &came[..n],
         );
         self.boards = boards;
+        self.bucket = bucket;
     }
 
     /// Moves the sums to `boards`: by the pieces that differ, or afresh when
-    /// that is less work.
+    /// that is less work or the input bucket changes.
     #[inline(always)]
     pub fn update(&mut self, net: &Network, boards: Boards) {
         let (old, new) = (self.boards.black_inputs(), boards.black_inputs());
@@ -88,7 +93,7 @@ impl Accumulator {
         if changed == 0 {
             return;
         }
-        if changed >= new.count_ones() {
+        if changed >= new.count_ones() || input_bucket(&boards, net.input_buckets) != self.bucket {
             self.refresh(net, boards);
             return;
         }
@@ -96,7 +101,7 @@ impl Accumulator {
         let (mut gone, mut came) = ([0usize; 32], [0usize; 32]);
         let ng = indices(left, &mut gone);
         let nc = indices(arrived, &mut came);
-        let rows = net.ft_w.by_piece();
+        let rows = net.ft_w.by_piece(self.bucket);
         kernels::move_lanes(self.values.lanes_mut(), rows, &gone[..ng], &came[..nc]);
         self.boards = boards;
     }
@@ -114,43 +119,58 @@ fn indices(set: u128, out: &mut [usize; 32]) -> usize {
     n
 }
 
-/// The first layer's weights: a row of `hidden` values per input
-/// ([`INPUTS`] rows, as in the file), and the same rows paired by piece, so
-/// that one pass over the pieces that moved updates both perspectives.
+/// The first layer's weights: for each input bucket, a row of `hidden`
+/// values per input ([`INPUTS`] rows a bucket, as in the file), and the same
+/// rows paired by piece, so that one pass over the pieces that moved updates
+/// both perspectives.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FeatureRows {
     by_input: Aligned,
     by_piece: Aligned,
+    /// Lanes of one bucket's paired rows.
+    bucket_lanes: usize,
 }
 
 impl FeatureRows {
-    /// For each piece, at its input index in Black's view: `2 hidden`
-    /// values, its input's row in Black's view, then in White's (the
-    /// accumulator's layout), as whole lanes.
-    #[inline(always)]
+    /// `v` holds `input_buckets` sets of [`INPUTS`] rows of `hidden` values,
+    /// `hidden` a multiple of 16.
     #[must_use]
-    pub fn by_piece(&self) -> &[Lanes] {
-        self.by_piece.lanes()
-    }
-}
-
-impl From<Vec<i16>> for FeatureRows {
-    /// `v` holds [`INPUTS`] rows of `hidden` values, `hidden` a multiple of 16.
-    fn from(v: Vec<i16>) -> FeatureRows {
-        let h = v.len() / INPUTS;
-        let mut paired = Vec::with_capacity(2 * INPUTS * h);
-        for kind in 0..4 {
-            for bit in 0..32 {
-                for perspective in Color::ALL {
-                    let f = input_index(perspective, kind, bit);
-                    paired.extend_from_slice(&v[f * h..(f + 1) * h]);
+    pub fn new(v: Vec<i16>, input_buckets: usize) -> FeatureRows {
+        let input_buckets = input_buckets.max(1);
+        let h = v.len() / (INPUTS * input_buckets);
+        let mut paired = Vec::with_capacity(2 * v.len());
+        for rows in v.chunks_exact(INPUTS * h) {
+            for kind in 0..4 {
+                for bit in 0..32 {
+                    for perspective in Color::ALL {
+                        let f = input_index(perspective, kind, bit);
+                        paired.extend_from_slice(&rows[f * h..(f + 1) * h]);
+                    }
                 }
             }
         }
         FeatureRows {
             by_input: v.into(),
             by_piece: paired.into(),
+            bucket_lanes: 2 * INPUTS * h / 16,
         }
+    }
+
+    /// For each piece, at its input index in Black's view: `2 hidden`
+    /// values of input bucket `bucket`, its input's row in Black's view, then
+    /// in White's (the accumulator's layout), as whole lanes.
+    #[inline(always)]
+    #[must_use]
+    pub fn by_piece(&self, bucket: usize) -> &[Lanes] {
+        let n = self.bucket_lanes;
+        &self.by_piece.lanes()[bucket * n..(bucket + 1) * n]
+    }
+}
+
+impl From<Vec<i16>> for FeatureRows {
+    /// `v` holds [`INPUTS`] rows of `hidden` values (one input bucket).
+    fn from(v: Vec<i16>) -> FeatureRows {
+        FeatureRows::new(v, 1)
     }
 }
 
@@ -233,6 +253,17 @@ mod tests {
         for hidden in [128, 32] {
             accumulator_through_random_games(&Network::random(7, hidden, 8, 8, 3));
         }
+        // input buckets: a crowning or a king's capture changes the rows
+        for input_buckets in [2, 3] {
+            accumulator_through_random_games(&Network::random_with_inputs(
+                8,
+                32,
+                input_buckets,
+                8,
+                8,
+                2,
+            ));
+        }
     }
 
     fn accumulator_through_random_games(net: &Network) {
@@ -280,13 +311,22 @@ mod tests {
 
     #[test]
     fn a_position_and_its_mirror_score_alike() {
-        let net = Network::random(3, 32, 8, 8, 2);
         let r = |b: crate::board::Bitboard| crate::board::Bitboard(b.0.reverse_bits());
-        for fen in [
-            "B:W21-32:B1-12",
-            "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,10,11,12,13,2,3,4,6,7,8,9",
-            "B:WK14,K22,27:B3,K9,12",
-        ] {
+        let nets = [
+            Network::random(3, 32, 8, 8, 2),
+            Network::random_with_inputs(3, 32, 3, 8, 8, 2),
+        ];
+        for (net, fen) in nets.iter().flat_map(|n| {
+            [
+                (n, "B:W21-32:B1-12"),
+                (
+                    n,
+                    "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,10,11,12,13,2,3,4,6,7,8,9",
+                ),
+                (n, "B:WK14,K22,27:B3,K9,12"),
+                (n, "W:WK14,22,27:B3,9,12"),
+            ]
+        }) {
             let p = Position::from_fen(Variant::English, fen).unwrap();
             let m = Position::from_parts(
                 Variant::English,

@@ -14,15 +14,16 @@
 //! | 4 | `scale`: centi-men per unit of the output (the logistic's `K`) |
 //! | 4 | activation one [`QA`] and dense weight one [`QB`], `u16` each |
 //! | 8 | checksum: 64-bit FNV-1a of the payload |
-//! | 4 | `buckets`: sets of dense layers, chosen by the number of pieces ([`super::bucket`]), 1 to [`MAX_BUCKETS`] (version 2 only) |
-//! | 4 | zero (version 2 only) |
+//! | 4 | `buckets`: sets of dense layers, chosen by the number of pieces ([`super::bucket`]), 1 to [`MAX_BUCKETS`] (versions 2 and 3) |
+//! | 4 | `input_buckets`: sets of first-layer rows, chosen by who has kings ([`super::input_bucket`]), 1 to [`MAX_INPUT_BUCKETS`] (version 3); zero (version 2) |
 //!
-//! Version 1 is version 2 with one bucket and the header's first 48 bytes; a
-//! network of one bucket is written as version 1.
+//! Version 2 is version 3 with one input bucket; version 1 is version 2 with
+//! one bucket and the header's first 48 bytes. A network is written in the
+//! oldest version that holds it.
 //!
 //! | payload | |
 //! |---|---|
-//! | `i16` x `INPUTS * hidden` | first layer, input by input |
+//! | `i16` x `input_buckets * INPUTS * hidden` | first layer, input bucket by input bucket, input by input |
 //! | `i16` x `hidden` | first layer bias |
 //! | `i16` x `buckets * l1 * 2 hidden`, `i32` x `buckets * l1` | first dense layers, bucket by bucket, output by output; biases |
 //! | `i16` x `buckets * l2 * l1`, `i32` x `buckets * l2` | second dense layers; biases |
@@ -38,7 +39,7 @@
 
 use super::accumulator::{Accumulator, FeatureRows};
 use super::kernels::{self, Aligned, DenseRows, Lanes, PairRows};
-use super::{Boards, INPUTS, MAX_BUCKETS, MAX_PIECES, MAX_SCORE, QA, QB};
+use super::{Boards, INPUTS, MAX_BUCKETS, MAX_INPUT_BUCKETS, MAX_PIECES, MAX_SCORE, QA, QB};
 use crate::board::Position;
 use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
 use std::path::Path;
@@ -46,8 +47,9 @@ use std::sync::{Arc, OnceLock};
 
 /// The first bytes of every network file.
 pub const MAGIC: &[u8; 8] = b"KMNETWRK";
-/// The newest format version, which this build reads and writes (it reads 1 too).
-pub const FORMAT_VERSION: u32 = 2;
+/// The newest format version, which this build reads and writes (it reads
+/// and writes 1 and 2 too).
+pub const FORMAT_VERSION: u32 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 56;
 /// Header length of format version 1.
@@ -67,6 +69,8 @@ pub struct Network {
     pub generation: u32,
     /// Accumulator width per perspective.
     pub hidden: usize,
+    /// Sets of first-layer rows, chosen by who has kings.
+    pub input_buckets: usize,
     /// First dense layer width.
     pub l1: usize,
     /// Second dense layer width.
@@ -75,7 +79,7 @@ pub struct Network {
     pub buckets: usize,
     /// Centi-men per unit of output.
     pub scale: u32,
-    /// First layer, `INPUTS` rows of `hidden`.
+    /// First layer, `input_buckets * INPUTS` rows of `hidden`.
     pub ft_w: FeatureRows,
     /// First layer bias.
     pub ft_b: Vec<i16>,
@@ -136,11 +140,19 @@ impl Reader<'_> {
 
 impl Network {
     /// Whether this build evaluates a network of these widths: an accumulator
-    /// a multiple of 16 up to [`MAX_HIDDEN`], dense layers 1 to [`MAX_DENSE`]
-    /// wide, 1 to [`MAX_BUCKETS`] buckets.
+    /// a multiple of 16 up to [`MAX_HIDDEN`], 1 to [`MAX_INPUT_BUCKETS`] input
+    /// buckets, dense layers 1 to [`MAX_DENSE`] wide, 1 to [`MAX_BUCKETS`]
+    /// buckets.
     #[must_use]
-    pub fn evaluable(hidden: usize, l1: usize, l2: usize, buckets: usize) -> bool {
+    pub fn evaluable(
+        hidden: usize,
+        input_buckets: usize,
+        l1: usize,
+        l2: usize,
+        buckets: usize,
+    ) -> bool {
         hidden > 0
+            && (1..=MAX_INPUT_BUCKETS).contains(&input_buckets)
             && hidden.is_multiple_of(16)
             && hidden <= MAX_HIDDEN
             && (1..=MAX_DENSE).contains(&l1)
@@ -149,13 +161,25 @@ impl Network {
     }
 
     /// The largest network file this build reads.
-    pub const MAX_FILE_LEN: usize =
-        HEADER_LEN + Self::payload_len(MAX_HIDDEN, MAX_DENSE, MAX_DENSE, MAX_BUCKETS);
+    pub const MAX_FILE_LEN: usize = HEADER_LEN
+        + Self::payload_len(
+            MAX_HIDDEN,
+            MAX_INPUT_BUCKETS,
+            MAX_DENSE,
+            MAX_DENSE,
+            MAX_BUCKETS,
+        );
 
     /// Payload bytes of a network of these widths.
     #[must_use]
-    pub const fn payload_len(hidden: usize, l1: usize, l2: usize, buckets: usize) -> usize {
-        2 * (INPUTS * hidden + hidden)
+    pub const fn payload_len(
+        hidden: usize,
+        input_buckets: usize,
+        l1: usize,
+        l2: usize,
+        buckets: usize,
+    ) -> usize {
+        2 * (input_buckets * INPUTS * hidden + hidden)
             + buckets * (2 * l1 * 2 * hidden + 4 * l1 + 2 * l2 * l1 + 4 * l2 + 2 * l2 + 4)
     }
 
@@ -172,7 +196,8 @@ impl Network {
     }
 
     /// `128x2xH-L1-L2-1`, the dense layers written `(L1-L2-1)xB` when there
-    /// are `B` buckets of them.
+    /// are `B` buckets of them, the first layer `128x2xHxI` when there are
+    /// `I` input buckets.
     #[must_use]
     pub fn architecture(&self) -> String {
         let dense = if self.buckets == 1 {
@@ -180,7 +205,12 @@ impl Network {
         } else {
             format!("({}-{}-1)x{}", self.l1, self.l2, self.buckets)
         };
-        format!("{INPUTS}x2x{}-{dense}", self.hidden)
+        let first = if self.input_buckets == 1 {
+            format!("{INPUTS}x2x{}", self.hidden)
+        } else {
+            format!("{INPUTS}x2x{}x{}", self.hidden, self.input_buckets)
+        };
+        format!("{first}-{dense}")
     }
 
     /// `network (generation G, ARCHITECTURE, checksum C)`.
@@ -203,6 +233,7 @@ impl Network {
     fn payload(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(Self::payload_len(
             self.hidden,
+            self.input_buckets,
             self.l1,
             self.l2,
             self.buckets,
@@ -225,11 +256,16 @@ impl Network {
         out
     }
 
-    /// The file contents (format version 1 for one bucket, else 2).
+    /// The file contents (format version 1 for one bucket and one input
+    /// bucket, 2 for one input bucket, else 3).
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let payload = self.payload();
-        let version = if self.buckets == 1 { 1 } else { FORMAT_VERSION };
+        let version = match (self.buckets, self.input_buckets) {
+            (1, 1) => 1,
+            (_, 1) => 2,
+            _ => FORMAT_VERSION,
+        };
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
         out.extend_from_slice(MAGIC);
         for v in [
@@ -247,8 +283,9 @@ impl Network {
         out.extend_from_slice(&(QB as u16).to_le_bytes());
         out.extend_from_slice(&checksum(&payload).to_le_bytes());
         if version > 1 {
+            let input_buckets = if version == 2 { 0 } else { self.input_buckets };
             out.extend_from_slice(&(self.buckets as u32).to_le_bytes());
-            out.extend_from_slice(&0u32.to_le_bytes());
+            out.extend_from_slice(&(input_buckets as u32).to_le_bytes());
         }
         out.extend_from_slice(&payload);
         out
@@ -264,15 +301,17 @@ impl Network {
             |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
         let (version, header_len) = match bytes.get(8..12).map(|_| u32_at(8)) {
             Some(1) => (1, HEADER_LEN_V1),
+            Some(2) => (2, HEADER_LEN),
             _ => (FORMAT_VERSION, HEADER_LEN),
         };
         check_header(bytes, MAGIC, header_len, version, "network").map_err(bad)?;
-        let buckets = if version == 1 {
-            1
-        } else if u32_at(52) != 0 {
-            return Err(bad("header bytes 52..56 are not zero".into()));
-        } else {
-            u32_at(48) as usize
+        let (buckets, input_buckets) = match version {
+            1 => (1, 1),
+            2 if u32_at(52) != 0 => {
+                return Err(bad("header bytes 52..56 are not zero (version 2)".into()))
+            }
+            2 => (u32_at(48) as usize, 1),
+            _ => (u32_at(48) as usize, u32_at(52) as usize),
         };
         let (generation, inputs) = (u32_at(12), u32_at(16) as usize);
         let (hidden, l1, l2, scale) = (
@@ -290,13 +329,15 @@ impl Network {
                 "{inputs} inputs with units {qa}/{qb}: this kingme reads {INPUTS} inputs, units {QA}/{QB}"
             )));
         }
-        if !Network::evaluable(hidden, l1, l2, buckets) || !(1..=100_000).contains(&scale) {
+        if !Network::evaluable(hidden, input_buckets, l1, l2, buckets)
+            || !(1..=100_000).contains(&scale)
+        {
             return Err(bad(format!(
-                "architecture {INPUTS}x2x{hidden}-({l1}-{l2}-1)x{buckets} with scale {scale} is outside what this kingme evaluates"
+                "architecture {INPUTS}x2x{hidden}x{input_buckets}-({l1}-{l2}-1)x{buckets} with scale {scale} is outside what this kingme evaluates"
             )));
         }
         let payload = &bytes[header_len..];
-        let want = Self::payload_len(hidden, l1, l2, buckets);
+        let want = Self::payload_len(hidden, input_buckets, l1, l2, buckets);
         if payload.len() != want {
             return Err(bad(format!(
                 "{} bytes of weights, expected {want} (truncated or padded)",
@@ -308,11 +349,12 @@ impl Network {
         let net = Network {
             generation,
             hidden,
+            input_buckets,
             l1,
             l2,
             buckets,
             scale,
-            ft_w: r.i16s(INPUTS * hidden).into(),
+            ft_w: FeatureRows::new(r.i16s(input_buckets * INPUTS * hidden), input_buckets),
             ft_b: r.i16s(hidden),
             l1_w: r.i16s(buckets * l1 * 2 * hidden).into(),
             l1_b: r.i32s(buckets * l1),
@@ -327,16 +369,19 @@ impl Network {
 
     /// Refuses weights whose integer sums could overflow.
     fn check_ranges(&self) -> Result<(), String> {
-        for j in 0..self.hidden {
-            let mut col: Vec<i64> = (0..INPUTS)
-                .map(|f| i64::from(self.ft_w[f * self.hidden + j]).abs())
-                .collect();
-            col.sort_unstable_by(|a, b| b.cmp(a));
-            let worst = i64::from(self.ft_b[j]).abs() + col.iter().take(MAX_PIECES).sum::<i64>();
-            if worst > i64::from(i16::MAX) {
-                return Err(format!(
-                    "accumulator {j} could reach {worst} and overflow (weights too large)"
-                ));
+        for rows in self.ft_w.chunks_exact(INPUTS * self.hidden) {
+            for j in 0..self.hidden {
+                let mut col: Vec<i64> = (0..INPUTS)
+                    .map(|f| i64::from(rows[f * self.hidden + j]).abs())
+                    .collect();
+                col.sort_unstable_by(|a, b| b.cmp(a));
+                let worst =
+                    i64::from(self.ft_b[j]).abs() + col.iter().take(MAX_PIECES).sum::<i64>();
+                if worst > i64::from(i16::MAX) {
+                    return Err(format!(
+                        "accumulator {j} could reach {worst} and overflow (weights too large)"
+                    ));
+                }
             }
         }
         let dense_ok = |w: &[i16], b: &[i32], n: usize| {
@@ -446,13 +491,26 @@ impl Network {
     /// weights from `seed` (tests, and the trainer's file round trips).
     #[must_use]
     pub fn random(seed: u64, hidden: usize, l1: usize, l2: usize, buckets: usize) -> Network {
+        Self::random_with_inputs(seed, hidden, 1, l1, l2, buckets)
+    }
+
+    /// [`Network::random`] with `input_buckets` sets of first-layer rows.
+    #[must_use]
+    pub fn random_with_inputs(
+        seed: u64,
+        hidden: usize,
+        input_buckets: usize,
+        l1: usize,
+        l2: usize,
+        buckets: usize,
+    ) -> Network {
         let mut rng = crate::openings::SplitMix64(seed);
         let mut v16 = |n: usize, amp: i64| -> Vec<i16> {
             (0..n)
                 .map(|_| ((rng.next_u64() % (2 * amp as u64 + 1)) as i64 - amp) as i16)
                 .collect()
         };
-        let ft_w = v16(INPUTS * hidden, 40);
+        let ft_w = v16(input_buckets * INPUTS * hidden, 40);
         let ft_b = v16(hidden, 40);
         let l1_w = v16(buckets * l1 * 2 * hidden, 300);
         let l2_w = v16(buckets * l2 * l1, 300);
@@ -465,11 +523,12 @@ impl Network {
         Network {
             generation: 0,
             hidden,
+            input_buckets,
             l1,
             l2,
             buckets,
             scale: 160,
-            ft_w: ft_w.into(),
+            ft_w: FeatureRows::new(ft_w, input_buckets),
             ft_b,
             l1_w: l1_w.into(),
             l1_b: bias(buckets * l1),
@@ -496,11 +555,57 @@ mod tests {
     }
 
     #[test]
+    fn a_network_with_input_buckets_is_version_3_and_round_trips() {
+        let net = Network::random_with_inputs(12, 32, 3, 8, 8, 2);
+        let bytes = net.to_bytes();
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 3);
+        assert_eq!(u32::from_le_bytes(bytes[52..56].try_into().unwrap()), 3);
+        assert_eq!(
+            bytes.len(),
+            HEADER_LEN + Network::payload_len(32, 3, 8, 8, 2)
+        );
+        assert_eq!(Network::from_bytes(&bytes, "t").unwrap(), net);
+        assert!(
+            net.describe().contains("128x2x32x3-(8-8-1)x2"),
+            "{}",
+            net.describe()
+        );
+        // its first input bucket alone is a network without input buckets
+        let kingless =
+            Position::from_fen(crate::board::Variant::English, "B:W21-32:B1-12").unwrap();
+        let crowned =
+            Position::from_fen(crate::board::Variant::English, "B:W21-31:BK32,1-11").unwrap();
+        let one = Network {
+            input_buckets: 1,
+            ft_w: FeatureRows::new(net.ft_w[..INPUTS * 32].to_vec(), 1),
+            ..net.clone()
+        };
+        assert_eq!(net.evaluate(&kingless), one.evaluate(&kingless));
+        assert_ne!(net.evaluate(&crowned), one.evaluate(&crowned));
+        // more input buckets than this build reads: refused
+        let mut bad = bytes.clone();
+        bad[52..56].copy_from_slice(&4u32.to_le_bytes());
+        let err = Network::from_bytes(&bad, "four.kmn")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("four.kmn") && err.contains("x4"), "{err}");
+        // a version 2 header with a nonzero last word is still refused
+        let v2 = Network::random(13, 32, 8, 8, 2).to_bytes();
+        assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+        let mut odd = v2.clone();
+        odd[52..56].copy_from_slice(&3u32.to_le_bytes());
+        assert!(Network::from_bytes(&odd, "odd.kmn").is_err());
+    }
+
+    #[test]
     fn a_bucketed_network_is_version_2_and_round_trips() {
         let net = Network::random(11, 32, 8, 8, 3);
         let bytes = net.to_bytes();
         assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
-        assert_eq!(bytes.len(), HEADER_LEN + Network::payload_len(32, 8, 8, 3));
+        assert_eq!(
+            bytes.len(),
+            HEADER_LEN + Network::payload_len(32, 1, 8, 8, 3)
+        );
         assert_eq!(Network::from_bytes(&bytes, "t").unwrap(), net);
         assert!(
             net.describe().contains("128x2x32-(8-8-1)x3"),

@@ -40,6 +40,8 @@ pub const MAX_SCORE: i32 = 10_000;
 pub const MAX_PIECES: usize = 24;
 /// Most sets of dense layers (buckets) a network may have.
 pub const MAX_BUCKETS: usize = 8;
+/// Most sets of first-layer rows (input buckets) a network may have.
+pub const MAX_INPUT_BUCKETS: usize = 3;
 
 /// Which of `buckets` sets of dense layers evaluates a position of `pieces`
 /// pieces: the range 1..=[`MAX_PIECES`] cut into `buckets` equal parts,
@@ -48,6 +50,18 @@ pub const MAX_BUCKETS: usize = 8;
 #[must_use]
 pub fn bucket(pieces: u32, buckets: usize) -> usize {
     (pieces.saturating_sub(1) as usize * buckets / MAX_PIECES).min(buckets.saturating_sub(1))
+}
+
+/// Which of `input_buckets` sets of first-layer rows computes the
+/// accumulator of `boards`, by who has kings: with 1, always the one; with 2,
+/// no kings (0) or some (1); with 3, no kings (0), kings of one side only (1),
+/// kings of both sides (2). The same for both perspectives.
+#[inline]
+#[must_use]
+pub fn input_bucket(boards: &Boards, input_buckets: usize) -> usize {
+    let [_, black_kings, _, white_kings] = boards.0;
+    let sides = usize::from(black_kings != 0) + usize::from(white_kings != 0);
+    sides.min(input_buckets.saturating_sub(1))
 }
 
 /// The four piece boards a perspective sees, as stored in positions:
@@ -133,6 +147,22 @@ mod tests {
         assert_eq!(bucket(4, 3), 0);
         assert_eq!(bucket(9, 3), 1);
         assert_eq!(bucket(17, 3), 2);
+    }
+
+    #[test]
+    fn input_buckets_follow_who_has_kings() {
+        let of = |fen: &str| {
+            Boards::of(&Position::from_fen(Variant::English, fen).expect("a valid FEN"))
+        };
+        let none = of("B:W21,22:B1,2");
+        let black = of("B:W21,22:BK1,2");
+        let white = of("W:WK21,22:B1,2");
+        let both = of("B:WK21,22:BK1,2");
+        for (boards, three, two) in [(none, 0, 0), (black, 1, 1), (white, 1, 1), (both, 2, 1)] {
+            assert_eq!(input_bucket(&boards, 1), 0);
+            assert_eq!(input_bucket(&boards, 2), two);
+            assert_eq!(input_bucket(&boards, 3), three);
+        }
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct NetConfig {
     pub generation: u32,
     /// Accumulator width per perspective (a multiple of 16).
     pub hidden: usize,
+    /// Sets of first-layer rows, chosen by who has kings (1 to
+    /// [`crate::eval::network::MAX_INPUT_BUCKETS`]; see
+    /// [`crate::eval::network::input_bucket`]).
+    pub input_buckets: usize,
     /// First dense layer width.
     pub l1: usize,
     /// Second dense layer width.
@@ -81,6 +85,7 @@ impl Default for NetConfig {
             seed: 1,
             generation: 1,
             hidden: 128,
+            input_buckets: 1,
             l1: 16,
             l2: 32,
             buckets: 1,
@@ -98,13 +103,13 @@ pub fn train(
 ) -> (Network, f64) {
     let k = cfg.scale.unwrap_or_else(|| fit_scale(records));
     let ly = match init {
-        Some(n) => Layout::new(n.hidden, n.l1, n.l2, n.buckets),
-        None => Layout::new(cfg.hidden, cfg.l1, cfg.l2, cfg.buckets),
+        Some(n) => Layout::new(n.hidden, n.input_buckets, n.l1, n.l2, n.buckets),
+        None => Layout::new(cfg.hidden, cfg.input_buckets, cfg.l1, cfg.l2, cfg.buckets),
     };
     let held = ((records.len() as f64) * cfg.holdout) as usize;
     let samples: Vec<Sample> = records
         .par_iter()
-        .map(|r| sample(r, k, cfg.lambda, ly.buckets))
+        .map(|r| sample(r, k, cfg.lambda, &ly))
         .collect();
     let (train_set, holdout) = samples.split_at(samples.len() - held);
     let mut p = match init {
@@ -188,7 +193,9 @@ mod tests {
             ..random
         };
         assert!(narrow.l1_w.narrow().is_some());
-        for net in [wide, narrow] {
+        // input buckets: the rows of who has kings
+        let kings = Network::random_with_inputs(7, 32, 3, 8, 8, 2);
+        for net in [wide, narrow, kings] {
             let mut cache = crate::eval::EvalCache::new();
             let mut rng = SplitMix64(9);
             let mut pos = Position::startpos(Variant::English);
@@ -243,12 +250,52 @@ mod tests {
         let back = Network::from_bytes(&net.to_bytes(), "t").unwrap();
         assert_eq!(back, net);
         // the float model and the integer one agree to a few centi-men
-        let ly = Layout::new(16, 8, 8, 1);
+        let ly = Layout::new(16, 1, 8, 8, 1);
         let p = float_of(&net, &ly);
         let mut s = Scratch::new(&ly);
-        let smp = sample(&win, k, 1.0, 1);
+        let smp = sample(&win, k, 1.0, &ly);
         let f = f64::from(forward(&p, &ly, &smp.us, &smp.them, &mut s)) * CENTI_MEN_PER_UNIT;
         assert!((f - f64::from(w)).abs() < 8.0, "float {f} integer {w}");
+    }
+
+    #[test]
+    fn input_buckets_train_factorised_and_quantise_faithfully() {
+        // the same men, with and without a king each: different buckets
+        let plain = rec("B:W21-32:B1-11,14", 2, 0);
+        let kings = rec("B:WK22,21,23-32:BK14,1-11", 0, 0);
+        let recs: Vec<Record> = (0..4000)
+            .map(|i| if i % 2 == 0 { plain } else { kings })
+            .collect();
+        let cfg = NetConfig {
+            epochs: 6,
+            batch: 64,
+            lr: 0.01,
+            scale: Some(100.0),
+            lambda: 1.0,
+            holdout: 0.0,
+            hidden: 16,
+            input_buckets: 3,
+            l1: 8,
+            l2: 8,
+            ..Default::default()
+        };
+        let (net, k) = train(&recs, &cfg, None, |_| {});
+        assert_eq!(net.input_buckets, 3);
+        let (p, q) = (net.evaluate(&plain.position), net.evaluate(&kings.position));
+        assert!(p > 100 && q < -100, "{p} {q}");
+        let back = Network::from_bytes(&net.to_bytes(), "t").unwrap();
+        assert_eq!(back, net);
+        // the float model (the shared rows plus each bucket's own) and the
+        // integer network (their sums) agree to a few centi-men
+        let ly = Layout::new(16, 3, 8, 8, 1);
+        let f = float_of(&net, &ly);
+        let mut s = Scratch::new(&ly);
+        for r in [plain, kings] {
+            let smp = sample(&r, k, 1.0, &ly);
+            let o = f64::from(forward(&f, &ly, &smp.us, &smp.them, &mut s)) * CENTI_MEN_PER_UNIT;
+            let w = net.evaluate(&r.position);
+            assert!((o - f64::from(w)).abs() < 8.0, "float {o} integer {w}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use super::super::{cross_entropy, sigmoid, target};
 use crate::board::Color;
 use crate::datagen::record::Record;
-use crate::eval::network::{bucket, for_each_input, Boards, INPUTS};
+use crate::eval::network::{bucket, for_each_input, input_bucket, Boards, INPUTS};
 use crate::openings::SplitMix64;
 use rayon::prelude::*;
 
@@ -22,9 +22,14 @@ const L1_CLIP: f32 = 127.0 / crate::eval::network::QB as f32;
 /// Where each layer lives in the flat parameter vector: the first layer,
 /// then each dense layer's weights and biases for every bucket in turn (the
 /// file's order).
+///
+/// With input buckets the first layer is trained factorised: [`INPUTS`]
+/// rows shared by every bucket, then each bucket's own rows; a bucket's
+/// row in the file is the sum of its own and the shared one.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     pub(super) h: usize,
+    pub(super) input_buckets: usize,
     pub(super) l1: usize,
     pub(super) l2: usize,
     pub(super) buckets: usize,
@@ -40,9 +45,15 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    pub(super) fn new(h: usize, l1: usize, l2: usize, buckets: usize) -> Layout {
+    pub(super) fn new(
+        h: usize,
+        input_buckets: usize,
+        l1: usize,
+        l2: usize,
+        buckets: usize,
+    ) -> Layout {
         let ft_w = 0;
-        let ft_b = ft_w + INPUTS * h;
+        let ft_b = ft_w + Self::feature_rows(input_buckets) * h;
         let l1_w = ft_b + h;
         let l1_b = l1_w + buckets * l1 * 2 * h;
         let l2_w = l1_b + buckets * l1;
@@ -51,6 +62,7 @@ impl Layout {
         let out_b = out_w + buckets * l2;
         Layout {
             h,
+            input_buckets,
             l1,
             l2,
             buckets,
@@ -63,6 +75,16 @@ impl Layout {
             out_w,
             out_b,
             len: out_b + buckets,
+        }
+    }
+
+    /// Rows of the float first layer: the file's rows, plus the shared
+    /// ones when there are input buckets.
+    pub(super) fn feature_rows(input_buckets: usize) -> usize {
+        if input_buckets > 1 {
+            (1 + input_buckets) * INPUTS
+        } else {
+            INPUTS
         }
     }
 
@@ -91,18 +113,25 @@ pub(super) struct Sample {
     pub(super) target: f32,
 }
 
-pub(super) fn sample(r: &Record, k: f64, lambda: f64, buckets: usize) -> Sample {
+pub(super) fn sample(r: &Record, k: f64, lambda: f64, ly: &Layout) -> Sample {
     let b = Boards::of(&r.position);
     let stm = r.position.turn();
+    // with input buckets: each piece's shared row, and its bucket's own row
+    let own = (ly.input_buckets > 1).then(|| (1 + input_bucket(&b, ly.input_buckets)) * INPUTS);
     let inputs = |c: Color| {
-        let mut v = Vec::with_capacity(24);
-        for_each_input(&b, c, |f| v.push(f as u16));
+        let mut v = Vec::with_capacity(48);
+        for_each_input(&b, c, |f| {
+            v.push(f as u16);
+            if let Some(at) = own {
+                v.push((at + f) as u16);
+            }
+        });
         v
     };
     Sample {
         us: inputs(stm),
         them: inputs(!stm),
-        bucket: bucket(b.pieces(), buckets) as u8,
+        bucket: bucket(b.pieces(), ly.buckets) as u8,
         target: target(r, k, lambda) as f32,
     }
 }
@@ -312,7 +341,8 @@ fn uniform(rng: &mut SplitMix64, a: f32) -> f32 {
 pub(super) fn initial(ly: &Layout, seed: u64) -> Vec<f32> {
     let mut rng = SplitMix64(seed ^ 0x6e6e_7565);
     let mut p = vec![0.0f32; ly.len];
-    for v in &mut p[ly.ft_w..ly.ft_b] {
+    // the shared rows (or the only ones) random, the buckets' own rows zero
+    for v in &mut p[ly.ft_w..ly.ft_w + INPUTS * ly.h] {
         *v = uniform(&mut rng, 0.1);
     }
     for v in &mut p[ly.ft_b..ly.l1_w] {
@@ -341,7 +371,13 @@ pub(super) fn initial(ly: &Layout, seed: u64) -> Vec<f32> {
 
 pub(super) fn clip(p: &mut [f32], ly: &Layout) {
     let c = |s: &mut [f32], m: f32| s.iter_mut().for_each(|v| *v = v.clamp(-m, m));
-    c(&mut p[ly.ft_w..ly.ft_b], FT_CLIP);
+    // a bucket's row in the file is the sum of two rows here
+    let ft = if ly.input_buckets > 1 {
+        FT_CLIP / 2.0
+    } else {
+        FT_CLIP
+    };
+    c(&mut p[ly.ft_w..ly.ft_b], ft);
     c(&mut p[ly.ft_b..ly.l1_w], FT_BIAS_CLIP);
     c(&mut p[ly.l1_w..ly.l1_b], L1_CLIP);
     c(&mut p[ly.l1_b..], DENSE_CLIP);

@@ -4,8 +4,11 @@
 
 use super::model::Layout;
 use super::CENTI_MEN_PER_UNIT;
+use crate::eval::network::accumulator::FeatureRows;
 use crate::eval::network::kernels::PairRows;
-use crate::eval::network::{bucket, for_each_input, Boards, Network, QA, QB, QB_SHIFT};
+use crate::eval::network::{
+    bucket, for_each_input, input_bucket, Boards, Network, INPUTS, QA, QB, QB_SHIFT,
+};
 
 pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
     let mut p = vec![0.0f32; ly.len];
@@ -15,7 +18,13 @@ pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
             p[at + i] = f32::from(x) / d;
         }
     };
-    put(&mut p, ly.ft_w, &net.ft_w, qa);
+    // with input buckets the file's rows are the buckets' own, the shared ones zero
+    let own = if ly.input_buckets > 1 {
+        INPUTS * ly.h
+    } else {
+        0
+    };
+    put(&mut p, ly.ft_w + own, &net.ft_w, qa);
     put(&mut p, ly.ft_b, &net.ft_b, qa);
     put(&mut p, ly.l1_w, &net.l1_w, QB as f32);
     put(&mut p, ly.l2_w, &net.l2_w, QB as f32);
@@ -43,14 +52,26 @@ pub(super) fn quantise(p: &[f32], ly: &Layout, generation: u32) -> Network {
             .map(|&x| (f64::from(x) * f64::from(QA * QB)).round() as i32)
             .collect()
     };
+    // each bucket's rows: its own plus the shared ones
+    let ft: Vec<f32> = if ly.input_buckets > 1 {
+        let n = INPUTS * ly.h;
+        let shared = &p[ly.ft_w..ly.ft_w + n];
+        p[ly.ft_w + n..ly.ft_b]
+            .chunks_exact(n)
+            .flat_map(|own| own.iter().zip(shared).map(|(a, b)| a + b))
+            .collect()
+    } else {
+        p[ly.ft_w..ly.ft_b].to_vec()
+    };
     Network {
         generation,
         hidden: ly.h,
+        input_buckets: ly.input_buckets,
         l1: ly.l1,
         l2: ly.l2,
         buckets: ly.buckets,
         scale: CENTI_MEN_PER_UNIT as u32,
-        ft_w: q16(&p[ly.ft_w..ly.ft_b], QA as f32).into(),
+        ft_w: FeatureRows::new(q16(&ft, QA as f32), ly.input_buckets),
         ft_b: q16(&p[ly.ft_b..ly.l1_w], QA as f32),
         l1_w: q16(&p[ly.l1_w..ly.l1_b], QB as f32).into(),
         l1_b: q32(&p[ly.l1_b..ly.l2_w]),
@@ -71,13 +92,15 @@ pub fn quantised_score(net: &Network, pos: &crate::board::Position) -> i32 {
     let stm = pos.turn();
     let mut x = Vec::with_capacity(2 * h);
     let mut pieces = 0;
+    // the rows of the input bucket of who has kings
+    let rows = input_bucket(&b, net.input_buckets) * INPUTS;
     for side in [stm, !stm] {
         let mut acc: Vec<i64> = net.ft_b.iter().map(|&v| i64::from(v)).collect();
         pieces = 0;
         for_each_input(&b, side, |f| {
             pieces += 1;
             for (j, a) in acc.iter_mut().enumerate() {
-                *a += i64::from(net.ft_w[f * h + j]);
+                *a += i64::from(net.ft_w[(rows + f) * h + j]);
             }
         });
         x.extend(acc.iter().map(|&a| a.clamp(0, i64::from(QA))));
