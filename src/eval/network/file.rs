@@ -554,22 +554,22 @@ mod tests {
         assert!(net.l1_w.narrow().is_some());
     }
 
+    /// The header's `u32` at byte `at`.
+    fn word(bytes: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+    }
+
     #[test]
     fn a_network_with_input_buckets_is_version_3_and_round_trips() {
         let net = Network::random_with_inputs(12, 32, 3, 8, 8, 2);
         let bytes = net.to_bytes();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 3);
-        assert_eq!(u32::from_le_bytes(bytes[52..56].try_into().unwrap()), 3);
+        assert_eq!((word(&bytes, 8), word(&bytes, 52)), (3, 3));
         assert_eq!(
             bytes.len(),
             HEADER_LEN + Network::payload_len(32, 3, 8, 8, 2)
         );
         assert_eq!(Network::from_bytes(&bytes, "t").unwrap(), net);
-        assert!(
-            net.describe().contains("128x2x32x3-(8-8-1)x2"),
-            "{}",
-            net.describe()
-        );
+        assert!(net.describe().contains("128x2x32x3-(8-8-1)x2"));
         // its first input bucket alone is a network without input buckets
         let kingless =
             Position::from_fen(crate::board::Variant::English, "B:W21-32:B1-12").unwrap();
@@ -591,7 +591,7 @@ mod tests {
         assert!(err.contains("four.kmn") && err.contains("x4"), "{err}");
         // a version 2 header with a nonzero last word is still refused
         let v2 = Network::random(13, 32, 8, 8, 2).to_bytes();
-        assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+        assert_eq!(word(&v2, 8), 2);
         let mut odd = v2.clone();
         odd[52..56].copy_from_slice(&3u32.to_le_bytes());
         assert!(Network::from_bytes(&odd, "odd.kmn").is_err());

@@ -216,14 +216,14 @@ mod tests {
         }
     }
 
-    #[test]
-    fn training_learns_a_won_position_and_quantises_faithfully() {
-        let win = rec("B:W21-32:B1-11,14", 2, 0);
-        let loss = rec("B:W21-32:B1-11,15", 0, 0);
-        let recs: Vec<Record> = (0..4000)
-            .map(|i| if i % 2 == 0 { win } else { loss })
-            .collect();
-        let cfg = NetConfig {
+    /// 4,000 records, `a` and `b` in turn.
+    fn alternating(a: Record, b: Record) -> Vec<Record> {
+        (0..4000).map(|i| if i % 2 == 0 { a } else { b }).collect()
+    }
+
+    /// A tiny network fitted quickly to results alone (`K` 100).
+    fn tiny(input_buckets: usize) -> NetConfig {
+        NetConfig {
             epochs: 6,
             batch: 64,
             lr: 0.01,
@@ -231,10 +231,19 @@ mod tests {
             lambda: 1.0,
             holdout: 0.0,
             hidden: 16,
+            input_buckets,
             l1: 8,
             l2: 8,
             ..Default::default()
-        };
+        }
+    }
+
+    #[test]
+    fn training_learns_a_won_position_and_quantises_faithfully() {
+        let win = rec("B:W21-32:B1-11,14", 2, 0);
+        let loss = rec("B:W21-32:B1-11,15", 0, 0);
+        let recs = alternating(win, loss);
+        let cfg = tiny(1);
         let mut reports = Vec::new();
         let (net, k) = train(&recs, &cfg, None, |r| reports.push(*r));
         assert_eq!((k, net.scale), (100.0, CENTI_MEN_PER_UNIT as u32));
@@ -263,23 +272,7 @@ mod tests {
         // the same men, with and without a king each: different buckets
         let plain = rec("B:W21-32:B1-11,14", 2, 0);
         let kings = rec("B:WK22,21,23-32:BK14,1-11", 0, 0);
-        let recs: Vec<Record> = (0..4000)
-            .map(|i| if i % 2 == 0 { plain } else { kings })
-            .collect();
-        let cfg = NetConfig {
-            epochs: 6,
-            batch: 64,
-            lr: 0.01,
-            scale: Some(100.0),
-            lambda: 1.0,
-            holdout: 0.0,
-            hidden: 16,
-            input_buckets: 3,
-            l1: 8,
-            l2: 8,
-            ..Default::default()
-        };
-        let (net, k) = train(&recs, &cfg, None, |_| {});
+        let (net, k) = train(&alternating(plain, kings), &tiny(3), None, |_| {});
         assert_eq!(net.input_buckets, 3);
         let (p, q) = (net.evaluate(&plain.position), net.evaluate(&kings.position));
         assert!(p > 100 && q < -100, "{p} {q}");
