@@ -93,7 +93,9 @@ impl Accumulator {
         if changed == 0 {
             return;
         }
-        if changed >= new.count_ones() || input_bucket(&boards, net.input_buckets) != self.bucket {
+        let rebucket =
+            net.input_buckets > 1 && input_bucket(&boards, net.input_buckets) != self.bucket;
+        if changed >= new.count_ones() || rebucket {
             self.refresh(net, boards);
             return;
         }
