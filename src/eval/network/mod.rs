@@ -11,7 +11,8 @@
 //!   output give the score. The first dense layer runs on bytes (`u8`
 //!   inputs, `i8` weights) where its weights fit, with the same sums.
 //! - [`mod@file`]: the weights file (`.kmn`) and the shipped network;
-//!   [`accumulator`]: the first layer and its incremental update;
+//!   [`accumulator`]: the first layer and its incremental update; `forward`:
+//!   the dense layers from the first layer's sums to the score;
 //!   [`kernels`]: the integer arithmetic, with a runtime AVX2 path.
 //!
 //! The trainer (`crate::train::network`) has its own quantised forward pass,
@@ -19,6 +20,7 @@
 
 pub mod accumulator;
 pub mod file;
+mod forward;
 pub mod kernels;
 
 pub use accumulator::{Accumulator, EvalCache};
