@@ -156,8 +156,8 @@ fn run_build(a: &BuildArgs) -> Result<(), String> {
             "{elapsed_precise} [{bar:30}] {msg} (eta {eta})",
         )
     };
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let report = book::build(&a.out, &opts, &stop, &mut |p| {
+    let stop = super::stop_on_signal();
+    let report = book::build(&a.out, &opts, stop, &mut |p| {
         if a.positions.is_some() {
             bar.set_position(p.positions as u64);
         } else {

@@ -112,10 +112,10 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
         a.quiet,
         "{elapsed_precise} [{bar:30}] {pos}/{len} positions, {msg} (eta {eta})",
     );
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = super::stop_on_signal();
     let t = Instant::now();
     bar.set_position(from);
-    let summary = datagen::run(&cfg, &mut out, existing, &stop, |s| {
+    let summary = datagen::run(&cfg, &mut out, existing, stop, |s| {
         bar.set_position(s.positions);
         bar.set_message(format!(
             "{} games (+{} ={} -{}, {} ended by databases), {} repeats left out",

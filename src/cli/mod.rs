@@ -29,6 +29,37 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, template: &str) -> indicatif::
     bar
 }
 
+/// A flag that the first SIGINT or SIGTERM raises, so that a long job
+/// (datagen, rescoring, a book build) stops at its next whole record, keeps
+/// what it made and prints its summary; a second signal ends the process at
+/// once (status 130).
+pub(crate) fn stop_on_signal() -> &'static std::sync::atomic::AtomicBool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let watcher = std::thread::Builder::new()
+        .name("kingme-signals".into())
+        .spawn(|| {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                kingme::server::shutdown_signal().await;
+                STOP.store(true, Ordering::Relaxed);
+                eprintln!("kingme: stopping after the work under way; a second signal ends it now");
+                kingme::server::shutdown_signal().await;
+                std::process::exit(130);
+            });
+        });
+    if let Err(e) = watcher {
+        // the job still runs; only a signal then ends it the default way
+        tracing::warn!("no signal watcher: {e}");
+    }
+    &STOP
+}
+
 /// `threads`, or one per core when not given.
 pub(crate) fn threads_or_all(threads: Option<usize>) -> usize {
     threads

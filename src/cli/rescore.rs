@@ -97,9 +97,9 @@ pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
         "{elapsed_precise} [{bar:30}] {pos}/{len} positions (eta {eta})",
     );
     bar.set_position(done as u64);
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = super::stop_on_signal();
     let t = Instant::now();
-    let written = rescore::run(&cfg, &input, done, &mut out, &stop, |n| {
+    let written = rescore::run(&cfg, &input, done, &mut out, stop, |n| {
         bar.set_position(n as u64);
     })
     .map_err(|e| format!("{}: {e}", a.out.display()))?;

@@ -250,7 +250,7 @@ fn play_game(
 /// Plays games until `out` holds `cfg.positions` positions, `existing` ones
 /// (already in `out`, after its header) included; writes the header first when
 /// there are none. `progress` is called after each game. `stop` ends the run
-/// early (the games in flight are discarded).
+/// early: no game starts after it, and the games in flight are still written.
 pub fn run(
     cfg: &DatagenConfig,
     out: &mut impl Write,
@@ -310,7 +310,7 @@ pub fn run(
         }
         drop(tx);
         for played in rx {
-            if summary.positions >= cfg.positions || stop.load(Ordering::Relaxed) {
+            if summary.positions >= cfg.positions {
                 continue;
             }
             let result = record::result_of(played.outcome);
