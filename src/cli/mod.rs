@@ -11,8 +11,11 @@ pub(crate) mod endings;
 pub(crate) mod perft;
 pub(crate) mod rescore;
 pub(crate) mod serve;
+mod signals;
 pub(crate) mod solve;
 pub(crate) mod train;
+
+pub(crate) use signals::stop_on_signal;
 
 pub(crate) fn evaluator_of(text: &str) -> Result<kingme::eval::Evaluator, String> {
     kingme::eval::Evaluator::from_name(text).map_err(|e| e.to_string())
@@ -27,82 +30,6 @@ pub(crate) fn progress_bar(len: u64, quiet: bool, template: &str) -> indicatif::
         bar.set_style(style.progress_chars("=> "));
     }
     bar
-}
-
-/// A flag that the first SIGINT or SIGTERM raises, so that a long job
-/// (datagen, rescoring, a book build) stops at its next whole record, keeps
-/// what it made and prints its summary; a second signal ends the process at
-/// once (status 130). The signals are caught from the moment this returns.
-pub(crate) fn stop_on_signal() -> &'static std::sync::atomic::AtomicBool {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static STOP: AtomicBool = AtomicBool::new(false);
-    let (ready, caught) = std::sync::mpsc::channel();
-    let watcher = std::thread::Builder::new()
-        .name("kingme-signals".into())
-        .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                let Ok(mut signals) = Signals::new() else {
-                    return;
-                };
-                let _ = ready.send(());
-                signals.next().await;
-                STOP.store(true, Ordering::Relaxed);
-                eprintln!("kingme: stopping after the work under way; a second signal ends it now");
-                signals.next().await;
-                std::process::exit(130);
-            });
-        });
-    let installed = watcher.is_ok() && caught.recv().is_ok();
-    if !installed {
-        // the job still runs; a signal then ends it the default way
-        tracing::warn!("signals are not caught: Ctrl-C ends the job at once");
-    }
-    &STOP
-}
-
-/// SIGINT and SIGTERM, caught from creation (Ctrl-C elsewhere).
-struct Signals {
-    #[cfg(unix)]
-    int: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    term: tokio::signal::unix::Signal,
-}
-
-impl Signals {
-    fn new() -> std::io::Result<Signals> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            Ok(Signals {
-                int: signal(SignalKind::interrupt())?,
-                term: signal(SignalKind::terminate())?,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            Ok(Signals {})
-        }
-    }
-
-    async fn next(&mut self) {
-        #[cfg(unix)]
-        {
-            tokio::select! {
-                _ = self.int.recv() => {}
-                _ = self.term.recv() => {}
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
 }
 
 /// `threads`, or one per core when not given.
