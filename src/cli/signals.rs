@@ -19,7 +19,7 @@ pub(crate) fn stop_on_signal() -> &'static std::sync::atomic::AtomicBool {
                 return;
             };
             rt.block_on(async move {
-                let Ok(mut signals) = Signals::new() else {
+                let Ok(mut signals) = kingme::server::Signals::new() else {
                     return;
                 };
                 let _ = ready.send(());
@@ -36,43 +36,4 @@ pub(crate) fn stop_on_signal() -> &'static std::sync::atomic::AtomicBool {
         tracing::warn!("signals are not caught: Ctrl-C ends the job at once");
     }
     &STOP
-}
-
-/// SIGINT and SIGTERM, caught from creation (Ctrl-C elsewhere).
-struct Signals {
-    #[cfg(unix)]
-    int: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    term: tokio::signal::unix::Signal,
-}
-
-impl Signals {
-    fn new() -> std::io::Result<Signals> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            Ok(Signals {
-                int: signal(SignalKind::interrupt())?,
-                term: signal(SignalKind::terminate())?,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            Ok(Signals {})
-        }
-    }
-
-    async fn next(&mut self) {
-        #[cfg(unix)]
-        {
-            tokio::select! {
-                _ = self.int.recv() => {}
-                _ = self.term.recv() => {}
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
 }

@@ -53,27 +53,59 @@ pub fn init_logging(default: &str) {
         .try_init();
 }
 
-/// Completes on SIGINT or SIGTERM.
+/// Completes on SIGINT or SIGTERM (on SIGINT alone where SIGTERM cannot be
+/// caught).
 pub async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = ctrl_c.await;
-            }
+    match Signals::new() {
+        Ok(mut signals) => signals.next().await,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
+}
+
+/// SIGINT and SIGTERM, caught from the moment this is made (Ctrl-C alone
+/// where there are no Unix signals). Made inside a tokio runtime.
+pub struct Signals {
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Starts catching both signals.
+    ///
+    /// # Errors
+    /// When the runtime cannot register a handler.
+    pub fn new() -> std::io::Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Signals {
+                int: signal(SignalKind::interrupt())?,
+                term: signal(SignalKind::terminate())?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(Signals {})
+        }
+    }
+
+    /// Completes on the next SIGINT or SIGTERM.
+    pub async fn next(&mut self) {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.int.recv() => {}
+                _ = self.term.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
