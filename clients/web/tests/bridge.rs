@@ -710,7 +710,9 @@ async fn with_a_key_only_requests_that_carry_it_are_served() {
     assert_eq!(r.status, 403, "{r:?}");
     assert!(r.body.contains("not allowed"), "{r:?}");
 
-    // A real client with the cookie gets a working session.
+    // A real client with the cookie gets a working session (once the sessions
+    // the upgrades above opened and dropped have closed).
+    wait_for("the upgrades' sessions close", || stats.sessions() == 0).await;
     let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
     req.headers_mut().insert("cookie", good.parse().unwrap());
     let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
