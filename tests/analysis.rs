@@ -269,7 +269,7 @@ fn analyze_streams_lines_until_stop() {
     let median = latencies[latencies.len() / 2];
     assert!(median < Duration::from_millis(100), "{latencies:?}");
     assert!(
-        *latencies.last().unwrap() < Duration::from_millis(500),
+        *latencies.last().unwrap() < Duration::from_secs(2),
         "{latencies:?}"
     );
     let infos = infos(&seen, Variant::English);

@@ -1,24 +1,15 @@
 //! The TCP server against hostile clients, over real loopback sockets: the
-//! file policy, FIFOs and devices as data files, many spellings of one
-//! database directory, the hash budget, searches that must end, perft as a
+//! file policy, FIFOs and devices as data files, the hash budget, searches that must end, perft as a
 //! stoppable search, the auth deadline, the per-address cap, and the token
 //! from the environment or a file.
 
 mod common;
 
-use common::{Conn, Server, Tcp, LINE_TIMEOUT};
+use common::{answer, scratch, threads_named, Conn, Server, Tcp, LINE_TIMEOUT};
 use kingme::files::FileAccess;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// A fresh scratch directory for one test.
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kingme-hostile-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.canonicalize().unwrap()
-}
 
 /// Reads lines until one starts with `prefix`; returns it.
 fn until(c: &mut dyn Conn, prefix: &str) -> String {
@@ -31,20 +22,6 @@ fn until(c: &mut dyn Conn, prefix: &str) -> String {
             return l;
         }
         seen.push(l);
-    }
-}
-
-/// Sends `line` then `isready`; returns the lines before `readyok`.
-fn answer(c: &mut dyn Conn, line: &str) -> Vec<String> {
-    c.send(line);
-    c.send("isready");
-    let mut got = Vec::new();
-    loop {
-        match c.recv(LINE_TIMEOUT) {
-            Some(l) if l == "readyok" => return got,
-            Some(l) => got.push(l),
-            None => panic!("no readyok after {line:?}; got {got:?}"),
-        }
     }
 }
 
@@ -164,7 +141,7 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
         let t = Instant::now();
         b.send("isready");
         assert_eq!(b.recv(LINE_TIMEOUT).as_deref(), Some("readyok"));
-        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         let e = a
             .recv(Duration::from_secs(5))
             .expect("an answer to the FIFO");
@@ -174,56 +151,6 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
             "{v}: {e}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Resident memory of this process in KiB.
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-#[test]
-fn many_spellings_of_one_database_directory_open_it_once() {
-    let dir = scratch("spellings");
-    std::fs::create_dir_all(dir.join("x")).unwrap();
-    let mut config = common::test_server_config();
-    config.session.files = FileAccess::within(&[&dir]).unwrap();
-    let server = Server::start(config);
-    let mut c = Tcp::connect_greeted(server.addr);
-    let mut spelled = dir.display().to_string();
-    answer(&mut c, &format!("setoption name EGDBPath value {spelled}"));
-    assert_eq!(kingme::engine::open_tablebases(), 1);
-    let before = rss_kib();
-    for _ in 0..200 {
-        spelled.push_str("/x/..");
-        let got = answer(&mut c, &format!("setoption name EGDBPath value {spelled}"));
-        assert!(got.iter().all(|l| l.starts_with("info string")), "{got:?}");
-    }
-    assert_eq!(
-        kingme::engine::open_tablebases(),
-        1,
-        "one set, however spelled"
-    );
-    let grown = rss_kib().saturating_sub(before);
-    // each spelling cost 3.3 MB before: 660 MB for 200
-    assert!(grown < 40 * 1024, "grew {grown} KiB over 200 spellings");
-    c.send("quit");
-    let t = Instant::now();
-    while kingme::engine::open_tablebases() > 0 && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(
-        kingme::engine::open_tablebases(),
-        0,
-        "dropped with its last session"
-    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -296,19 +223,6 @@ fn the_server_ends_a_search_that_runs_too_long() {
     }
 }
 
-/// Search or perft threads alive in this process.
-fn threads_named(name: &str) -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .filter(|t| {
-                    std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name)
-                })
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 const KINGS: &str = "W:WK1,K2,K3,K4,K9,K10,K11,K12:BK21,K22,K23,K24,K29,K30,K31,K32";
 
 #[cfg(target_os = "linux")]
@@ -338,8 +252,17 @@ fn perft_is_a_search_stopped_by_stop_and_by_the_client_leaving() {
     answer(&mut c, &format!("position fen {KINGS}"));
     // and a client that leaves mid-count takes its count with it
     c.send("perft 9");
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(threads_named("kingme-perft") >= 1, "counting");
+    c.send("eval");
+    let busy = c.recv(LINE_TIMEOUT).unwrap();
+    assert!(busy.starts_with("error busy"), "counting: {busy}");
+    let t = Instant::now();
+    while threads_named("kingme-perft") == 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "a perft thread counts"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     c.stream.shutdown(std::net::Shutdown::Both).unwrap();
     let t = Instant::now();
     while threads_named("kingme-perft") > 0 {
@@ -357,10 +280,11 @@ fn perft_is_capped_by_a_leaf_budget_over_the_network() {
     config.session.max_perft_leaves = 100_000;
     let server = Server::start(config);
     let mut c = Tcp::connect_greeted(server.addr);
-    assert_eq!(
-        answer(&mut c, "perft 6"),
-        ["perft depth 6 nodes 36768 time 0"]
-    );
+    // (the time is the machine's: any whole number of milliseconds)
+    let perft = answer(&mut c, "perft 6");
+    assert_eq!(perft.len(), 1, "{perft:?}");
+    let time = perft[0].strip_prefix("perft depth 6 nodes 36768 time ");
+    assert!(time.is_some_and(|t| t.parse::<u64>().is_ok()), "{perft:?}");
     assert_eq!(
         answer(&mut c, "perft 8"),
         ["error perft: over this session's limit of 100000 leaves; stopped"]
@@ -405,8 +329,19 @@ fn connections_from_one_address_are_capped() {
         Some("error too many connections from your address (2); try again later")
     );
     b.stream.shutdown(std::net::Shutdown::Both).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    let _d = Tcp::connect_greeted(server.addr);
+    // b's slot is freed once the server has seen it go: until then a newcomer
+    // is still refused, after it greeted
+    let t = Instant::now();
+    let _d = loop {
+        let mut d = Tcp::connect(server.addr);
+        let first = d.recv(LINE_TIMEOUT).unwrap_or_default();
+        if first.starts_with("info string kingme") {
+            break d;
+        }
+        assert!(first.starts_with("error too many connections"), "{first}");
+        assert!(t.elapsed() < Duration::from_secs(10), "b's slot was freed");
+        std::thread::sleep(Duration::from_millis(20));
+    };
 }
 
 /// Starts `kingme --listen 127.0.0.1:0 ARGS` with `env`; returns the child and its address.

@@ -392,7 +392,10 @@ fn accepted_soon(addr: SocketAddr) {
             return;
         }
         assert_eq!(reply, format!("A{:<32}3", "kingme"));
-        assert!(t.elapsed() < Duration::from_secs(1), "the slot never freed");
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the slot never freed"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -27,6 +27,16 @@ impl Harness {
     }
 
     /// Feeds search events until `done`; returns every line written.
+    /// Handles the search's events until a line satisfies `want`; returns the lines.
+    fn until_line(&mut self, want: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut out = Vec::new();
+        while !out.iter().any(|l: &String| want(l)) {
+            let ev = self.rx.recv_timeout(Duration::from_secs(30)).unwrap();
+            self.session.handle_event(ev, &mut out);
+        }
+        out
+    }
+
     fn until_done(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         while self.session.is_searching() {
@@ -373,11 +383,10 @@ fn multipv_param_gives_several_lines_best_first() {
     // go analyze with multipv: several lines until stop
     h.send("level infinite");
     h.send("go analyze");
-    std::thread::sleep(Duration::from_millis(100));
+    h.until_line(|l| l.contains(" multipv=3 "));
     h.send("stop");
     let out = h.until_done();
-    assert!(out.iter().any(|l| l.contains(" multipv=3 ")), "{out:?}");
-    assert!(out.last().unwrap().starts_with("done move="));
+    assert!(out.last().unwrap().starts_with("done move="), "{out:?}");
 }
 
 /// Hub's `hello` offers exactly the table's Hub options (and the variant),

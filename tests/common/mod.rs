@@ -419,3 +419,50 @@ pub fn three_piece_databases(tag: &str) -> &'static std::path::Path {
         d
     })
 }
+
+/// A fresh scratch directory for one test.
+pub fn scratch(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kingme-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d.canonicalize().unwrap()
+}
+
+/// Sends `line` then `isready`; returns the lines before `readyok`.
+pub fn answer(c: &mut dyn Conn, line: &str) -> Vec<String> {
+    c.send(line);
+    c.send("isready");
+    let mut got = Vec::new();
+    loop {
+        match c.recv(LINE_TIMEOUT) {
+            Some(l) if l == "readyok" => return got,
+            Some(l) => got.push(l),
+            None => panic!("no readyok after {line:?}; got {got:?}"),
+        }
+    }
+}
+
+/// Resident memory of this process in KiB.
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Threads of this process with this name (search, perft, database preload).
+pub fn threads_named(name: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name)
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}

@@ -431,8 +431,8 @@ fn an_interrupted_match_finishes_the_games_under_way_and_reports_them() {
     let mut seen = StopAfterFirst(Collect::default(), flag);
     let report = run_match(&cfg, &mut seen).expect("match runs");
     // concurrency 2: the first game to end stops the match, the other under way
-    // finishes, and perhaps one more started before the first ended
-    assert!((1..=3).contains(&report.games), "{} games", report.games);
+    // finishes, and each worker may have started one more before it saw the stop
+    assert!((1..=4).contains(&report.games), "{} games", report.games);
     assert!(report.interrupted && !report.stopped_early && !report.in_progress);
     check_consistent(&report, &seen.0 .0, None);
 }

