@@ -1,7 +1,8 @@
 //! The TCP server against hostile clients, over real loopback sockets: the
-//! file policy, FIFOs and devices as data files, the hash budget, searches that must end, perft as a
-//! stoppable search, the auth deadline, the per-address cap, and the token
-//! from the environment or a file.
+//! file policy, FIFOs and devices as data files, the hash budget, searches
+//! that must end, perft as a stoppable search, the auth deadline, the
+//! per-address cap, and the token from the environment or a file (one
+//! database directory under many spellings: tests/egdb_spellings.rs).
 
 mod common;
 

@@ -26,8 +26,7 @@ impl Harness {
         out
     }
 
-    /// Feeds search events until `done`; returns every line written.
-    /// Handles the search's events until a line satisfies `want`; returns the lines.
+    /// Feeds search events until a line satisfies `want`; returns the lines written.
     fn until_line(&mut self, want: impl Fn(&str) -> bool) -> Vec<String> {
         let mut out = Vec::new();
         while !out.iter().any(|l: &String| want(l)) {
@@ -37,6 +36,7 @@ impl Harness {
         out
     }
 
+    /// Feeds search events until `done`; returns every line written.
     fn until_done(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         while self.session.is_searching() {
