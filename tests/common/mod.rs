@@ -420,10 +420,9 @@ pub fn three_piece_databases(tag: &str) -> &'static std::path::Path {
     })
 }
 
-/// A fresh scratch directory for one test.
+/// A fresh scratch directory for one test, made, by its canonical path.
 pub fn scratch(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("kingme-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = cli::temp_dir(tag);
     std::fs::create_dir_all(&d).unwrap();
     d.canonicalize().unwrap()
 }
@@ -442,16 +441,9 @@ pub fn answer(c: &mut dyn Conn, line: &str) -> Vec<String> {
     }
 }
 
-/// Resident memory of this process in KiB.
+/// Resident memory of this process in KiB (0 where `/proc` does not say).
 pub fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
+    kingme::proc_info::kb("/proc/self/status", "VmRSS").unwrap_or(0)
 }
 
 /// Threads of this process with this name (search, perft, database preload).
