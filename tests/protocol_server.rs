@@ -86,7 +86,9 @@ fn stop_latency_over_tcp() {
         p99.as_secs_f64() * 1e3,
         lat[lat.len() - 1].as_secs_f64() * 1e3
     );
-    assert!(p50 < Duration::from_millis(50), "p50 {p50:?}");
+    // A loaded 2-core machine (the 200-session test beside it) slows a
+    // stop; one that never came would fail by far.
+    assert!(p50 < Duration::from_millis(100), "p50 {p50:?}");
 }
 
 #[test]
@@ -144,14 +146,16 @@ fn connection_limit_refuses_with_an_error_line() {
 #[test]
 fn idle_connections_are_closed() {
     let mut config = common::test_server_config();
-    config.idle_timeout = Duration::from_millis(300);
+    // Long enough that a client slowed by a loaded machine between the
+    // greeting and `isready` is not closed first.
+    config.idle_timeout = Duration::from_secs(2);
     let server = Server::start(config);
     let mut c = Tcp::connect_greeted(server.addr);
     c.send("isready");
     assert_eq!(c.recv(LINE_TIMEOUT).as_deref(), Some("readyok"));
     assert_eq!(
         c.recv(LINE_TIMEOUT).as_deref(),
-        Some("error idle for 300ms; closing")
+        Some("error idle for 2s; closing")
     );
     assert_eq!(c.recv(LINE_TIMEOUT), None);
 }
