@@ -103,6 +103,16 @@ impl Engine {
         }
     }
 
+    /// Sets the table size without allocating the table: the next search
+    /// does, so an engine that never searches holds none (a server's
+    /// session). Any table already allocated is dropped.
+    pub fn set_hash_lazily(&mut self, mib: usize) {
+        if mib != self.options.hash_mib {
+            self.options.hash_mib = mib;
+            self.tt = None;
+        }
+    }
+
     /// The current options.
     #[must_use]
     pub fn options(&self) -> &EngineOptions {
@@ -476,5 +486,30 @@ mod tests {
         e.set(EngineOption::Hash(4)).unwrap();
         assert_eq!(e.hash_mib(), 4);
         assert!(!Arc::ptr_eq(&before, e.tt.as_ref().unwrap()));
+    }
+
+    #[test]
+    fn a_lazily_set_table_is_allocated_by_the_first_search_only() {
+        let mut e = Engine::new();
+        e.set_hash_lazily(2);
+        assert_eq!(e.hash_mib(), 2);
+        assert!(e.tt.is_none(), "no table before a search");
+        let game = Game::new(crate::board::Variant::English);
+        e.search_blocking(
+            &game,
+            Limits {
+                depth: Some(2),
+                ..Default::default()
+            },
+        );
+        let first = Arc::clone(e.tt.as_ref().expect("the search allocated it"));
+        e.set_hash_lazily(2);
+        assert!(
+            Arc::ptr_eq(&first, e.tt.as_ref().unwrap()),
+            "same size kept"
+        );
+        e.set_hash_lazily(4);
+        assert_eq!(e.hash_mib(), 4);
+        assert!(e.tt.is_none(), "another size drops the table");
     }
 }

@@ -16,7 +16,8 @@ impl Session {
 
     /// A new engine with the operator's defaults and this session's share
     /// of the hash budget (the smallest table, outside the budget, when the
-    /// budget is spent: the connection limit bounds those).
+    /// budget is spent: the connection limit bounds those), its table
+    /// allocated by its first search.
     fn new_engine(&mut self) -> Engine {
         let mut e = Engine::new();
         for o in &self.config.defaults {
@@ -31,11 +32,7 @@ impl Session {
                 Err(_) => hash = 1,
             }
         }
-        if hash != e.hash_mib() {
-            if let Err(err) = e.set(EngineOption::Hash(hash)) {
-                tracing::warn!(error = %err, "default Hash not taken");
-            }
-        }
+        e.set_hash_lazily(hash);
         e
     }
 
