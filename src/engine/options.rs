@@ -77,10 +77,8 @@ pub const MAX_THREADS: i64 = 64;
 /// Largest `MultiPV`.
 pub const MAX_MULTIPV: i64 = 64;
 
-/// Default transposition table size in MiB: enough that a search of the
-/// default level's time finds what it stored (the servers start their
-/// sessions smaller; `kingme --listen`'s `--max-hash`).
-pub const DEFAULT_HASH_MIB: usize = 128;
+/// Default transposition table size in MiB.
+pub const DEFAULT_HASH_MIB: usize = 16;
 
 /// Every option of an engine, typed.
 #[derive(Clone, Debug, PartialEq)]
