@@ -83,7 +83,7 @@ pub fn run_with(
         // heuristic search only: the exact mini table would make the signature
         // depend on whether its background build has finished
         let _ = engine.set(EngineOption::MiniTable(false));
-        // allocated here, before the clock starts
+        // the bench's own size, whatever the engine's default
         engine
             .set(EngineOption::Hash(HASH_MIB))
             .map_err(|e| e.to_string())?;
