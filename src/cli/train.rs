@@ -200,7 +200,8 @@ fn train_network(
         buckets: a.buckets,
         ..Default::default()
     };
-    let (net, k) = network::train(records, &cfg, init.as_ref(), &mut report);
+    let (net, k) =
+        network::train(records, &cfg, init.as_ref(), &mut report).map_err(|e| e.to_string())?;
     net.save(&a.out).map_err(|e| e.to_string())?;
     Ok((
         format!(

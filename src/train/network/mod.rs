@@ -24,7 +24,7 @@ pub use quantise::quantised_score;
 
 use super::{fit_scale, EpochReport};
 use crate::datagen::record::Record;
-use crate::eval::network::Network;
+use crate::eval::network::{bucket, Network, MAX_PIECES};
 use crate::openings::SplitMix64;
 use model::{clip, initial, mean_loss, part_gradient, sample, Layout, Sample};
 use quantise::{float_of, quantise};
@@ -92,15 +92,77 @@ impl Default for NetConfig {
         }
     }
 }
+
+/// Why a network could not be trained.
+#[derive(Debug, thiserror::Error)]
+pub enum NetTrainError {
+    /// A set of dense layers would be left (nearly) untrained: its positions
+    /// are missing from the data, so it would score them at random.
+    #[error(
+        "bucket {bucket} of {buckets} ({lo}-{hi} pieces) has {positions} of the {total} training \
+         positions (at least 1 in {SPARSE_BUCKET} is needed): its dense layers would stay \
+         untrained and score such positions at random; use fewer --buckets or data that holds \
+         such positions"
+    )]
+    SparseBucket {
+        /// The bucket, 0 for the fewest pieces.
+        bucket: usize,
+        /// Buckets in all.
+        buckets: usize,
+        /// The fewest pieces of its positions.
+        lo: u32,
+        /// The most pieces of its positions.
+        hi: u32,
+        /// Its training positions.
+        positions: usize,
+        /// All training positions.
+        total: usize,
+    },
+}
+
+/// A bucket needs at least one training position in this many.
+pub const SPARSE_BUCKET: usize = 1000;
+
+/// Refuses a layout with a set of dense layers that the training positions
+/// would leave (nearly) untrained.
+fn check_buckets(train_set: &[Sample], buckets: usize) -> Result<(), NetTrainError> {
+    if buckets < 2 {
+        return Ok(());
+    }
+    let mut counts = vec![0usize; buckets];
+    for s in train_set {
+        counts[usize::from(s.bucket)] += 1;
+    }
+    let total = train_set.len();
+    for (b, &positions) in counts.iter().enumerate() {
+        if positions == 0 || positions * SPARSE_BUCKET < total {
+            let pieces: Vec<u32> = (1..=MAX_PIECES as u32)
+                .filter(|&p| bucket(p, buckets) == b)
+                .collect();
+            return Err(NetTrainError::SparseBucket {
+                bucket: b,
+                buckets,
+                lo: pieces.first().copied().unwrap_or(0),
+                hi: pieces.last().copied().unwrap_or(0),
+                positions,
+                total,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Trains a network on `records`, from `init` (its widths replace the
 /// config's) or from random weights; `report` is called after each epoch.
-/// Returns the quantised network and the `K` of the targets.
+/// Returns the quantised network and the `K` of the targets; refuses
+/// ([`NetTrainError::SparseBucket`]) a layout whose positions are missing
+/// from the training data.
 pub fn train(
     records: &[Record],
     cfg: &NetConfig,
     init: Option<&Network>,
     mut report: impl FnMut(&EpochReport),
-) -> (Network, f64) {
+) -> Result<(Network, f64), NetTrainError> {
     let k = cfg.scale.unwrap_or_else(|| fit_scale(records));
     let ly = match init {
         Some(n) => Layout::new(n.hidden, n.input_buckets, n.l1, n.l2, n.buckets),
@@ -112,6 +174,7 @@ pub fn train(
         .map(|r| sample(r, k, cfg.lambda, &ly))
         .collect();
     let (train_set, holdout) = samples.split_at(samples.len() - held);
+    check_buckets(train_set, ly.buckets)?;
     let mut p = match init {
         Some(n) => float_of(n, &ly),
         None => initial(&ly, cfg.seed),
@@ -167,7 +230,7 @@ pub fn train(
             holdout_loss: mean_loss(&p, &ly, holdout),
         });
     }
-    (quantise(&p, &ly, cfg.generation), k)
+    Ok((quantise(&p, &ly, cfg.generation), k))
 }
 
 #[cfg(test)]
@@ -245,7 +308,7 @@ mod tests {
         let recs = alternating(win, loss);
         let cfg = tiny(1);
         let mut reports = Vec::new();
-        let (net, k) = train(&recs, &cfg, None, |r| reports.push(*r));
+        let (net, k) = train(&recs, &cfg, None, |r| reports.push(*r)).unwrap();
         assert_eq!((k, net.scale), (100.0, CENTI_MEN_PER_UNIT as u32));
         assert!(
             reports[5].train_loss < reports[0].train_loss * 0.5,
@@ -272,7 +335,7 @@ mod tests {
         // the same men, with and without a king each: different buckets
         let plain = rec("B:W21-32:B1-11,14", 2, 0);
         let kings = rec("B:WK22,21,23-32:BK14,1-11", 0, 0);
-        let (net, k) = train(&alternating(plain, kings), &tiny(3), None, |_| {});
+        let (net, k) = train(&alternating(plain, kings), &tiny(3), None, |_| {}).unwrap();
         assert_eq!(net.input_buckets, 3);
         let (p, q) = (net.evaluate(&plain.position), net.evaluate(&kings.position));
         assert!(p > 100 && q < -100, "{p} {q}");
@@ -289,6 +352,49 @@ mod tests {
             let w = net.evaluate(&r.position);
             assert!((o - f64::from(w)).abs() < 8.0, "float {o} integer {w}");
         }
+    }
+
+    #[test]
+    fn a_bucket_the_data_leaves_untrained_is_refused() {
+        // every position has 24 pieces: of four buckets, the first (1-6
+        // pieces) would keep its random weights
+        let full = rec("B:W21-32:B1-12", 1, 0);
+        let many = rec("B:W21-32:B1-11,14", 2, 0);
+        let recs = alternating(full, many);
+        let four = NetConfig {
+            buckets: 4,
+            ..tiny(1)
+        };
+        let e = train(&recs, &four, None, |_| panic!("no epoch may run")).unwrap_err();
+        let NetTrainError::SparseBucket {
+            bucket,
+            lo,
+            hi,
+            positions,
+            total,
+            ..
+        } = &e;
+        assert_eq!((*bucket, *lo, *hi, *positions, *total), (0, 1, 6, 0, 4000));
+        assert!(e.to_string().contains("(1-6 pieces)"), "{e}");
+        // one position in a thousand is enough; fewer is not
+        let few = rec("B:W21,22:B1,2", 1, 0);
+        let mut recs: Vec<Record> = alternating(full, many);
+        recs.extend(std::iter::repeat_n(few, 5));
+        let two = NetConfig {
+            buckets: 2,
+            epochs: 1,
+            ..tiny(1)
+        };
+        assert!(train(&recs, &two, None, |_| {}).is_ok());
+        recs.truncate(4001);
+        assert!(matches!(
+            train(&recs, &two, None, |_| {}),
+            Err(NetTrainError::SparseBucket {
+                bucket: 0,
+                positions: 1,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -310,12 +416,12 @@ mod tests {
             l2: 8,
             ..Default::default()
         };
-        let a = train(&recs, &cfg, None, |_| {}).0;
+        let a = train(&recs, &cfg, None, |_| {}).unwrap().0;
         let b = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap()
-            .install(|| train(&recs, &cfg, None, |_| {}).0);
+            .install(|| train(&recs, &cfg, None, |_| {}).unwrap().0);
         assert_eq!(a, b);
     }
 }
