@@ -52,7 +52,7 @@ pub(crate) struct TrainArgs {
     #[arg(long, num_args = 2, value_names = ["L1", "L2"], default_values_t = [16, 32])]
     dense: Vec<usize>,
     /// Network: sets of dense layers, chosen by the number of pieces (1 to 8);
-    /// each needs at least 1 training position in 1,000.
+    /// from random weights each needs at least 1 training position in 1,000.
     #[arg(long, default_value_t = 1)]
     buckets: usize,
     /// Network: sets of first-layer rows, chosen by who has kings (1; 2: none,

@@ -154,9 +154,9 @@ fn check_buckets(train_set: &[Sample], buckets: usize) -> Result<(), NetTrainErr
 
 /// Trains a network on `records`, from `init` (its widths replace the
 /// config's) or from random weights; `report` is called after each epoch.
-/// Returns the quantised network and the `K` of the targets; refuses
-/// ([`NetTrainError::SparseBucket`]) a layout whose positions are missing
-/// from the training data.
+/// Returns the quantised network and the `K` of the targets; from random
+/// weights, refuses ([`NetTrainError::SparseBucket`]) a layout whose
+/// positions are missing from the training data.
 pub fn train(
     records: &[Record],
     cfg: &NetConfig,
@@ -174,7 +174,10 @@ pub fn train(
         .map(|r| sample(r, k, cfg.lambda, &ly))
         .collect();
     let (train_set, holdout) = samples.split_at(samples.len() - held);
-    check_buckets(train_set, ly.buckets)?;
+    // from a network, a bucket the data misses keeps that network's weights
+    if init.is_none() {
+        check_buckets(train_set, ly.buckets)?;
+    }
     let mut p = match init {
         Some(n) => float_of(n, &ly),
         None => initial(&ly, cfg.seed),
@@ -376,6 +379,11 @@ mod tests {
         } = &e;
         assert_eq!((*bucket, *lo, *hi, *positions, *total), (0, 1, 6, 0, 4000));
         assert!(e.to_string().contains("(1-6 pieces)"), "{e}");
+        // from a network of that layout the empty bucket keeps its weights
+        let start = Network::random(3, 16, 8, 8, 4);
+        let (net, _) = train(&recs, &four, Some(&start), |_| {}).unwrap();
+        assert_eq!(net.buckets, 4);
+        assert_eq!(net.out_b[0], start.out_b[0], "bucket 0 untouched");
         // one position in a thousand is enough; fewer is not
         let few = rec("B:W21,22:B1,2", 1, 0);
         let mut recs: Vec<Record> = alternating(full, many);
