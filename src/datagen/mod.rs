@@ -362,13 +362,13 @@ mod tests {
 
     #[test]
     fn games_end_in_the_databases_and_no_position_is_written_twice() {
-        let cfg = config(400);
+        let cfg = config(1200);
         let stop = AtomicBool::new(false);
         let mut out = Vec::new();
         let s = run(&cfg, &mut out, Existing::default(), &stop, |_| {}).unwrap();
         let recs = records(&out);
         assert_eq!(recs.len() as u64, s.positions);
-        assert!(s.positions >= 400, "{s:?}");
+        assert!(s.positions >= 1200, "{s:?}");
         assert!(s.by_egdb > 0, "{s:?}");
         // the databases' positions are never data: the search never evaluates them
         assert!(recs.iter().all(|r| r.position.occupied().count() > 5));

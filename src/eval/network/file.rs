@@ -466,12 +466,24 @@ mod tests {
     use crate::board::Position;
 
     #[test]
-    fn the_shipped_version_1_file_reads_and_writes_back_byte_for_byte() {
+    fn the_shipped_file_reads_and_writes_back_byte_for_byte() {
         let net = Network::from_bytes(BUILTIN, "builtin").unwrap();
-        assert_eq!(net.buckets, 1);
-        assert_eq!(u32::from_le_bytes(BUILTIN[8..12].try_into().unwrap()), 1);
+        assert_eq!((net.buckets, net.input_buckets), (1, 3));
+        assert_eq!(word(BUILTIN, 8), 3);
         assert_eq!(net.to_bytes(), BUILTIN);
         // its first dense layer fits i8: the engine takes the byte kernels
+        assert!(net.l1_w.narrow().is_some());
+    }
+
+    /// Generation 2, the network shipped before input buckets: a version-1 file.
+    static GENERATION_2: &[u8] = include_bytes!("../../../tests/data/network-v1-gen2.kmn");
+
+    #[test]
+    fn a_version_1_file_reads_and_writes_back_byte_for_byte() {
+        let net = Network::from_bytes(GENERATION_2, "generation 2").unwrap();
+        assert_eq!((net.buckets, net.input_buckets), (1, 1));
+        assert_eq!(word(GENERATION_2, 8), 1);
+        assert_eq!(net.to_bytes(), GENERATION_2);
         assert!(net.l1_w.narrow().is_some());
     }
 
