@@ -465,14 +465,20 @@ mod tests {
     use super::*;
     use crate::board::Position;
 
+    /// `bytes` read as a network of `buckets` dense sets and `input_buckets`
+    /// first-layer sets, in format `version`, written back byte for byte,
+    /// its first dense layer fitting the byte kernels.
+    fn reads_and_writes_back(bytes: &[u8], buckets: usize, input_buckets: usize, version: u32) {
+        let net = Network::from_bytes(bytes, "test").unwrap();
+        assert_eq!((net.buckets, net.input_buckets), (buckets, input_buckets));
+        assert_eq!(word(bytes, 8), version);
+        assert_eq!(net.to_bytes(), bytes);
+        assert!(net.l1_w.narrow().is_some());
+    }
+
     #[test]
     fn the_shipped_file_reads_and_writes_back_byte_for_byte() {
-        let net = Network::from_bytes(BUILTIN, "builtin").unwrap();
-        assert_eq!((net.buckets, net.input_buckets), (1, 3));
-        assert_eq!(word(BUILTIN, 8), 3);
-        assert_eq!(net.to_bytes(), BUILTIN);
-        // its first dense layer fits i8: the engine takes the byte kernels
-        assert!(net.l1_w.narrow().is_some());
+        reads_and_writes_back(BUILTIN, 1, 3, 3);
     }
 
     /// Generation 2, the network shipped before input buckets: a version-1 file.
@@ -480,11 +486,7 @@ mod tests {
 
     #[test]
     fn a_version_1_file_reads_and_writes_back_byte_for_byte() {
-        let net = Network::from_bytes(GENERATION_2, "generation 2").unwrap();
-        assert_eq!((net.buckets, net.input_buckets), (1, 1));
-        assert_eq!(word(GENERATION_2, 8), 1);
-        assert_eq!(net.to_bytes(), GENERATION_2);
-        assert!(net.l1_w.narrow().is_some());
+        reads_and_writes_back(GENERATION_2, 1, 1, 1);
     }
 
     /// The header's `u32` at byte `at`.
