@@ -407,3 +407,54 @@ fn levels_choose_differently() {
     }
     assert!(differ > 0);
 }
+
+/// Searches `fen` (English) to `d` plies with `Contempt` set to `c` and the
+/// databases built into kingme probed in positions of at most `pieces`.
+fn with_contempt(fen: &str, c: i32, pieces: u32, d: u32) -> (Option<Move>, Option<Score>) {
+    let pos = Position::from_fen(Variant::English, fen).unwrap();
+    let mut e = Engine::new();
+    e.set(EngineOption::EgdbPieces(pieces)).unwrap();
+    e.set(EngineOption::Contempt(c)).unwrap();
+    let (best, score, _) = best_of(&e.search_blocking(&Game::from_position(pos), depth(d)));
+    (best, score)
+}
+
+/// Black's king on 14 must take White's king on 18 (its only move), landing
+/// on 23; one king each is then left, White's on 32 with no capture: a draw.
+/// With the databases probed at two pieces but not three, the root is not a
+/// database position, so the draw below it is scored as the search found it:
+/// 0 less the contempt for Black (the root's side), whichever side a draw
+/// falls to move in.
+#[test]
+fn contempt_scores_a_draw_below_the_root_for_the_roots_side() {
+    let fen = "B:WK18,K32:BK14";
+    for (c, cp) in [(0, 0), (30, -30), (-30, 30), (100, -100)] {
+        let (best, score) = with_contempt(fen, c, 2, 6);
+        assert_eq!(best.unwrap().to_string(), "14x23", "contempt {c}");
+        assert_eq!(score, Some(Score::Eval(cp)), "contempt {c}");
+    }
+}
+
+/// A root the databases hold as a draw (one king each, Black to move, no
+/// capture) is reported as a draw whatever the contempt.
+#[test]
+fn a_database_draw_at_the_root_is_a_draw_whatever_the_contempt() {
+    for c in [0, 30, -30] {
+        let (best, score) = with_contempt("B:WK32:BK26", c, 5, 6);
+        assert!(best.is_some());
+        assert_eq!(score, Some(Score::Draw), "contempt {c}");
+    }
+}
+
+/// Black (to move) is a king and two men against White's lone king on 32:
+/// a database win whatever the contempt, the contempt changes no win.
+#[test]
+fn contempt_leaves_a_won_root_won() {
+    for c in [0, 100] {
+        let (_, score) = with_contempt("B:WK32:BK1,5,6", c, 5, 6);
+        assert!(
+            matches!(score, Some(Score::Win(_))),
+            "contempt {c}: {score:?}"
+        );
+    }
+}

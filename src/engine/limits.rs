@@ -197,6 +197,10 @@ impl EngineOptions {
                 .clamp(1, MAX_MULTIPV as usize),
             searchmoves: limits.searchmoves.clone(),
             eval: self.eval.clone(),
+            contempt: match pos.variant() {
+                Variant::English => self.contempt,
+                Variant::Mini => 0,
+            },
             mini_table: if self.plays_from_mini_table(pos) {
                 mini_table()
             } else {

@@ -42,7 +42,8 @@ use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
 pub use options::{
     EngineError, EngineOption, EngineOptions, DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB,
-    MAX_BOOK_VARIETY, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
+    MAX_BOOK_VARIETY, MAX_CONTEMPT, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV,
+    MAX_THREADS,
 };
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 pub use tablebases::open_tablebases;

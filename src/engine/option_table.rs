@@ -5,8 +5,8 @@
 
 use super::{
     Engine, EngineError, EngineOption, EngineOptions, Level, DEFAULT_EGDB_CACHE_MIB,
-    DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB,
-    MAX_MULTIPV, MAX_THREADS,
+    DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_CONTEMPT, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES,
+    MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 use crate::eval::{EnglishWeights, Evaluator};
 
@@ -107,6 +107,7 @@ impl EngineOptions {
             "ownbook" => self.own_book.to_string(),
             "bookfile" => self.book_file.clone(),
             "bookvariety" => self.book_variety.to_string(),
+            "contempt" => self.contempt.to_string(),
             _ => return None,
         })
     }
@@ -235,6 +236,16 @@ pub fn engine_option_specs() -> Vec<OptionSpec> {
             },
             help: "choose among book moves within N centi-men of the best (0: the best)",
         },
+        OptionSpec {
+            name: "Contempt".into(),
+            hub: Some("contempt"),
+            kind: OptionKind::Spin {
+                default: 0,
+                min: -MAX_CONTEMPT,
+                max: MAX_CONTEMPT,
+            },
+            help: "English: a draw is worth N centi-men less than 0 to the engine (negative: more)",
+        },
     ]
 }
 
@@ -282,6 +293,7 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
         "ownbook" => EngineOption::OwnBook(check()?),
         "bookfile" => EngineOption::BookFile(value.trim().to_string()),
         "bookvariety" => EngineOption::BookVariety(spin(0, MAX_BOOK_VARIETY)? as u32),
+        "contempt" => EngineOption::Contempt(spin(-MAX_CONTEMPT, MAX_CONTEMPT)? as i32),
         _ => return Err(OptionError::UnknownOption(name.to_string())),
     })
 }

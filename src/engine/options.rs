@@ -64,7 +64,13 @@ pub enum EngineOption {
     /// Centi-men below the best book move that a book move may still be
     /// chosen at (0: always the best; 0 to [`MAX_BOOK_VARIETY`]).
     BookVariety(u32),
+    /// Centi-men an English draw is worth less than 0 to the engine (negative:
+    /// more); -[`MAX_CONTEMPT`] to [`MAX_CONTEMPT`].
+    Contempt(i32),
 }
+
+/// Largest `Contempt` either way, in centi-men.
+pub const MAX_CONTEMPT: i64 = 100;
 
 /// Largest `BookVariety`.
 pub const MAX_BOOK_VARIETY: i64 = 100;
@@ -111,6 +117,8 @@ pub struct EngineOptions {
     pub book_file: String,
     /// Centi-men below the best that a book move may be chosen at.
     pub book_variety: u32,
+    /// Centi-men an English draw is worth less than 0 to the engine.
+    pub contempt: i32,
 }
 
 /// Largest `EGDBPieces`: the most pieces `kingme egdb build` builds.
@@ -138,6 +146,7 @@ impl Default for EngineOptions {
             own_book: true,
             book_file: String::new(),
             book_variety: 0,
+            contempt: 0,
         }
     }
 }
@@ -159,6 +168,7 @@ impl EngineOptions {
             EngineOption::OwnBook(b) => self.own_book = b,
             EngineOption::BookFile(p) => self.book_file = p,
             EngineOption::BookVariety(v) => self.book_variety = v,
+            EngineOption::Contempt(c) => self.contempt = c,
         }
     }
 }

@@ -209,10 +209,13 @@ fn finish_main(control: &Control, w: &mut Worker<'_, '_>, result: &mut SearchRes
 }
 
 /// Whether the root's value is exact (every child's value comes from the
-/// solved mini-checkers table or the endgame databases), so that a score of
-/// 0 is a draw and not an evaluation.
+/// solved mini-checkers table or the endgame databases), so that the draw's
+/// score (0 less the contempt) is a draw and not an evaluation.
 #[derive(Clone, Copy)]
-struct Exactness(bool);
+struct Exactness {
+    exact: bool,
+    draw: i32,
+}
 
 impl Exactness {
     fn of(root: &Position, limits: &SearchLimits) -> Exactness {
@@ -222,12 +225,15 @@ impl Exactness {
                 root.occupied().count() <= limits.egdb_pieces && tb.probe_wdl_now(root).is_ok()
             }),
         };
-        Exactness(exact)
+        Exactness {
+            exact,
+            draw: -limits.contempt,
+        }
     }
 
     /// The score to report for the internal score `s`.
     fn score(self, s: i32) -> Score {
-        if self.0 && s == 0 {
+        if self.exact && s == self.draw {
             Score::Draw
         } else {
             Score::from_internal(s)

@@ -105,6 +105,9 @@ pub struct SearchLimits {
     pub multipv: usize,
     /// Search only these root moves (empty: all legal moves).
     pub searchmoves: Vec<Move>,
+    /// Centi-men a draw found by the search (repetition, forty moves, a
+    /// database draw) is worth less than 0 to the root's side to move.
+    pub contempt: i32,
 }
 
 /// Flags shared between the controller and the search threads.

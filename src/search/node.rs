@@ -168,9 +168,21 @@ impl<'a, 'r> Worker<'a, 'r> {
         let win = WIN - DB_WIN_PLIES - ply as i32;
         Some(match v {
             crate::egdb::Wdl::Win => win,
-            crate::egdb::Wdl::Draw => 0,
+            crate::egdb::Wdl::Draw => self.draw_score(ply),
             crate::egdb::Wdl::Loss => -win,
         })
+    }
+
+    /// The score of a draw (repetition, forty moves, a database draw) for
+    /// the side to move at `ply`: the contempt below zero for the root's side.
+    #[inline]
+    fn draw_score(&self, ply: usize) -> i32 {
+        let c = self.sh.limits.contempt;
+        if ply.is_multiple_of(2) {
+            -c
+        } else {
+            c
+        }
     }
 
     fn is_repetition(&self, hash: u64, quiet: u32) -> bool {
@@ -221,7 +233,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             && (self.is_repetition(hash, quiet)
                 || (R::KINGS_AND_MULTI_JUMPS && quiet >= crate::board::FORTY_MOVE_PLIES))
         {
-            return 0;
+            return self.draw_score(ply);
         }
         if R::KINGS_AND_MULTI_JUMPS && ply > 0 {
             if let Some(s) = self.probe_egdb(pos, ply) {
