@@ -34,11 +34,23 @@ fn best_of(events: &[Event]) -> (Option<Move>, Option<Score>, u64) {
 }
 
 fn search(variant: Variant, fen: &str, limits: Limits) -> (Option<Move>, Option<Score>, u64) {
-    let pos = Position::from_fen(variant, fen).unwrap();
-    let mut e = Engine::new();
     // the search itself: the endgame databases built into kingme would
     // answer these endings
-    e.set(EngineOption::EgdbPieces(0)).unwrap();
+    search_with(variant, fen, limits, &[EngineOption::EgdbPieces(0)])
+}
+
+/// Searches `fen` within `limits` by an engine with `options` set.
+fn search_with(
+    variant: Variant,
+    fen: &str,
+    limits: Limits,
+    options: &[EngineOption],
+) -> (Option<Move>, Option<Score>, u64) {
+    let pos = Position::from_fen(variant, fen).unwrap();
+    let mut e = Engine::new();
+    for o in options {
+        e.set(o.clone()).unwrap();
+    }
     best_of(&e.search_blocking(&Game::from_position(pos), limits))
 }
 
@@ -411,11 +423,8 @@ fn levels_choose_differently() {
 /// Searches `fen` (English) to `d` plies with `Contempt` set to `c` and the
 /// databases built into kingme probed in positions of at most `pieces`.
 fn with_contempt(fen: &str, c: i32, pieces: u32, d: u32) -> (Option<Move>, Option<Score>) {
-    let pos = Position::from_fen(Variant::English, fen).unwrap();
-    let mut e = Engine::new();
-    e.set(EngineOption::EgdbPieces(pieces)).unwrap();
-    e.set(EngineOption::Contempt(c)).unwrap();
-    let (best, score, _) = best_of(&e.search_blocking(&Game::from_position(pos), depth(d)));
+    let options = [EngineOption::EgdbPieces(pieces), EngineOption::Contempt(c)];
+    let (best, score, _) = search_with(Variant::English, fen, depth(d), &options);
     (best, score)
 }
 

@@ -209,8 +209,9 @@ fn finish_main(control: &Control, w: &mut Worker<'_, '_>, result: &mut SearchRes
 }
 
 /// Whether the root's value is exact (every child's value comes from the
-/// solved mini-checkers table or the endgame databases), so that the draw's
-/// score (0 less the contempt) is a draw and not an evaluation.
+/// solved mini-checkers table or the endgame databases), so that the root's
+/// draw score ([`SearchLimits::draw_score`] at ply 0) is a draw and not an
+/// evaluation.
 #[derive(Clone, Copy)]
 struct Exactness {
     exact: bool,
@@ -227,7 +228,7 @@ impl Exactness {
         };
         Exactness {
             exact,
-            draw: -limits.contempt,
+            draw: limits.draw_score(0),
         }
     }
 

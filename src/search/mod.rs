@@ -110,6 +110,20 @@ pub struct SearchLimits {
     pub contempt: i32,
 }
 
+impl SearchLimits {
+    /// The score of a draw for the side to move `ply` plies below the root:
+    /// the contempt below 0 for the root's side, above 0 for the other.
+    #[inline]
+    #[must_use]
+    pub fn draw_score(&self, ply: usize) -> i32 {
+        if ply.is_multiple_of(2) {
+            -self.contempt
+        } else {
+            self.contempt
+        }
+    }
+}
+
 /// Flags shared between the controller and the search threads.
 #[derive(Debug, Default)]
 pub struct Control {

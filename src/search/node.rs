@@ -174,15 +174,10 @@ impl<'a, 'r> Worker<'a, 'r> {
     }
 
     /// The score of a draw (repetition, forty moves, a database draw) for
-    /// the side to move at `ply`: the contempt below zero for the root's side.
+    /// the side to move at `ply`.
     #[inline]
     fn draw_score(&self, ply: usize) -> i32 {
-        let c = self.sh.limits.contempt;
-        if ply.is_multiple_of(2) {
-            -c
-        } else {
-            c
-        }
+        self.sh.limits.draw_score(ply)
     }
 
     fn is_repetition(&self, hash: u64, quiet: u32) -> bool {
