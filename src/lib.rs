@@ -60,6 +60,9 @@
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
+/// Who wrote kingme, as every front end's handshake says it.
+pub const AUTHORS: &str = "the kingme developers";
+
 pub mod board;
 pub mod files;
 pub mod perft;

@@ -2,10 +2,12 @@
 //! threads that report only through events. No I/O happens here.
 //!
 //! - `level`: the difficulty levels.
-//! - `options`: the typed options and the errors of setting one.
-//! - [`option_table`]: every option declared once (name, Hub name, type,
-//!   range, default), and option text read into typed options: the kingme
-//!   handshake, Hub's `hello` and `set-param`, and the error lines use it.
+//! - `options`: the options' limits and defaults, and the errors of setting one.
+//! - [`option_table`]: every option declared once (name, Hub name, scope,
+//!   type, range, default, help, how its text is read and written), the
+//!   typed options made from the same declarations; every front end's
+//!   handshake, `setoption`, Hub's `hello` and `set-param`, the file policy
+//!   and the error lines use it.
 //! - `limits`: the limits of one `go` and the search limits they become.
 //! - `mini`: the policy for the solved mini-checkers table: whether it may
 //!   be built, starting its build, waiting for it.
@@ -40,10 +42,10 @@ pub use level::{Level, ParseLevelError};
 pub use limits::{Limits, GO_KEYS};
 use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
+pub use option_table::{EngineOption, EngineOptions};
 pub use options::{
-    EngineError, EngineOption, EngineOptions, DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB,
-    MAX_BOOK_VARIETY, MAX_CONTEMPT, MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV,
-    MAX_THREADS,
+    EngineError, DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_CONTEMPT,
+    MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 pub use tablebases::open_tablebases;

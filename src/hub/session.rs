@@ -4,7 +4,7 @@
 use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
 use super::Flow;
 use crate::board::{Game, Position, Variant};
-use crate::engine::option_table::OptionKind;
+use crate::engine::option_table::{self, OptionType, OptionValue, OptionValues, Registry};
 use crate::engine::{Engine, Event, Info, Limits, Score, SearchSlot};
 use crate::protocol::events::{self, EventSender, Events};
 use crate::server::driver::{Driven, Notice};
@@ -24,6 +24,8 @@ pub struct HubSession {
     /// `quit` was read: the stopped search's `done` is not written.
     pub(super) quit: bool,
     pub(super) events: EventSender,
+    /// The options `hello` offers and `set-param` takes.
+    pub(super) registry: Registry,
 }
 
 fn secs(s: &str) -> Option<Duration> {
@@ -49,6 +51,12 @@ impl HubSession {
     /// A session, and the events its searches send.
     #[must_use]
     pub fn new() -> (HubSession, Events) {
+        HubSession::with_registry(option_table::REGISTRY)
+    }
+
+    /// A session offering the options of `registry`.
+    #[must_use]
+    pub fn with_registry(registry: Registry) -> (HubSession, Events) {
         let (tx, rx) = events::channel();
         let session = HubSession {
             engine: Engine::new(),
@@ -58,6 +66,7 @@ impl HubSession {
             search: SearchSlot::new(),
             quit: false,
             events: tx,
+            registry,
         };
         (session, rx)
     }
@@ -110,31 +119,28 @@ impl HubSession {
         out.push(format!(
             "id name=kingme version={} author={}",
             quote(env!("CARGO_PKG_VERSION")),
-            quote("the kingme authors")
+            quote(crate::AUTHORS)
         ));
-        let variants: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
-        out.push(format!(
-            "param name=variant value={} type=enum values={}",
-            self.variant.name(),
-            quote(&variants.join(" "))
-        ));
-        // the engine's options that Hub offers, from the one table
-        for spec in crate::engine::option_table::engine_option_specs() {
-            let Some(name) = spec.hub else { continue };
-            let value = self
-                .engine
-                .options()
-                .value_text(&spec.name)
-                .unwrap_or_default();
-            let kind = match &spec.kind {
-                OptionKind::Check { .. } => "type=bool".to_string(),
-                OptionKind::Spin { min, max, .. } => format!("type=int min={min} max={max}"),
-                OptionKind::Text { .. } => "type=string".to_string(),
-                OptionKind::Combo { values, .. } => {
-                    format!("type=enum values={}", quote(&values.join(" ")))
+        // the options Hub offers, from the one registry
+        let values = OptionValues {
+            engine: self.engine.options(),
+            variant: self.variant,
+            reply: false,
+        };
+        for decl in self.registry {
+            let Some(name) = decl.hub else { continue };
+            let kind = match decl.ty {
+                OptionType::Check => "type=bool".to_string(),
+                OptionType::Spin { min, max } => format!("type=int min={min} max={max}"),
+                OptionType::Text => "type=string".to_string(),
+                OptionType::Combo { values } => {
+                    format!("type=enum values={}", quote(&values().join(" ")))
                 }
             };
-            out.push(format!("param name={name} value={} {kind}", quote(&value)));
+            out.push(format!(
+                "param name={name} value={} {kind}",
+                quote(&decl.write(&values))
+            ));
         }
         out.push("wait".into());
     }
@@ -144,23 +150,24 @@ impl HubSession {
             out.push(error("set-param needs name=.. and value=.."));
             return;
         };
-        if name.eq_ignore_ascii_case("variant") {
-            match value.parse::<Variant>() {
-                Ok(v) => {
-                    self.variant = v;
-                    self.game = Ok(Game::new(v));
-                }
-                Err(e) => out.push(error(&e.to_string())),
-            }
-            return;
-        }
-        let Some(spec) = crate::engine::option_table::hub_option(name) else {
+        let Some(decl) = option_table::find_hub(self.registry, name) else {
             out.push(error(&format!("set-param: unknown parameter '{name}'")));
             return;
         };
-        if let Err(e) = crate::engine::option_table::set_option(&mut self.engine, &spec.name, value)
-        {
-            out.push(error(&e.to_string()));
+        match decl.read(value) {
+            Err(e) => out.push(error(&e.to_string())),
+            Ok(OptionValue::Variant(v)) => {
+                self.variant = v;
+                self.game = Ok(Game::new(v));
+            }
+            Ok(OptionValue::Engine(o)) => {
+                if let Err(e) = option_table::give(&mut self.engine, decl, value, o) {
+                    out.push(error(&e.to_string()));
+                }
+            }
+            Ok(OptionValue::Reply(_)) => {
+                out.push(error(&format!("set-param: {name} is not Hub's")));
+            }
         }
     }
 

@@ -403,9 +403,7 @@ fn hello_lists_the_option_tables_hub_names() {
         .collect();
     let mut expected = vec!["variant".to_string()];
     expected.extend(
-        crate::engine::option_table::engine_option_specs()
-            .iter()
-            .filter_map(|s| s.hub.map(str::to_string)),
+        crate::engine::option_table::engine_options().filter_map(|s| s.hub.map(str::to_string)),
     );
     assert_eq!(params, expected);
     for l in out.iter().filter(|l| l.starts_with("param ")) {

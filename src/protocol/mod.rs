@@ -29,10 +29,11 @@ pub use command::{
 };
 pub use events::{EventSender, Events, EVENT_QUEUE};
 pub use options::{
-    engine_option_specs, parse_bool, parse_option, set_option, OptionError, OptionKind, OptionSpec,
+    parse_bool, parse_option, set_option, OptionDecl, OptionError, OptionKind, OptionValue,
+    Registry, REGISTRY,
 };
 pub use parse::shorten;
-pub use response::{help_text, Refusal, Response, PROTOCOL_VERSION};
+pub use response::{help_text, help_text_for, Refusal, Response, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
 pub use session::{Flow, Session, SessionConfig, AUTH_REQUEST};
 pub use token::{Token, TokenError, MAX_TOKEN};

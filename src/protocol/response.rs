@@ -1,6 +1,6 @@
 //! Outbound lines: what the engine says, rendered by `Display`.
 
-use super::options::OptionKind;
+use super::options::{OptionKind, Registry, REGISTRY};
 use crate::board::{Color, GameEnd, Move};
 use crate::engine::{Info, Score, TraceNode};
 use std::fmt;
@@ -92,8 +92,8 @@ pub enum Response {
         /// The endgame databases' value for the side to move, when they know it.
         database: Option<crate::egdb::Wdl>,
     },
-    /// The command list for people.
-    Help,
+    /// The command list for people, with the options of this registry.
+    Help(Registry),
     /// `authok`: the token was right.
     AuthOk,
     /// `error <text>`: the line had no effect (except where the spec says).
@@ -189,30 +189,23 @@ kingme commands (one per line; words in <> are yours to fill in):
   quit                         close the session
 While a search runs only stop, ponderhit, isready and quit are accepted.";
 
-/// The help line of the session's own option Variant (the engine's options
-/// have theirs in its option table).
-pub(crate) const VARIANT_HELP: &str = "the rules: english or mini (changing it starts a new game)";
-/// The help line of the session's own option Reply.
-pub(crate) const REPLY_HELP: &str = "after play, the engine searches and plays its own move";
+/// The reply to `help` in a session offering the options of `registry`:
+/// the commands, then every option with its line of help.
+#[must_use]
+pub fn help_text_for(registry: Registry) -> String {
+    let mut t = String::from(COMMANDS_HELP);
+    t.push_str("\nOptions (setoption name <N> value <V>; the handshake gives types and ranges):");
+    for d in registry {
+        t.push_str(&format!("\n  {:<12} {}", d.name, d.help));
+    }
+    t
+}
 
-/// The reply to `help`: the commands, then every option with its line of
-/// help (from the engine's option table).
+/// The reply to `help` with kingme's own options.
 #[must_use]
 pub fn help_text() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    TEXT.get_or_init(|| {
-        let mut t = String::from(COMMANDS_HELP);
-        t.push_str(
-            "\nOptions (setoption name <N> value <V>; the handshake gives types and ranges):",
-        );
-        let mut line = |name: &str, help: &str| t.push_str(&format!("\n  {name:<12} {help}"));
-        line("Variant", VARIANT_HELP);
-        for spec in crate::engine::option_table::engine_option_specs() {
-            line(&spec.name, spec.help);
-        }
-        line("Reply", REPLY_HELP);
-        t
-    })
+    TEXT.get_or_init(|| help_text_for(REGISTRY))
 }
 
 impl fmt::Display for Response {
@@ -335,7 +328,8 @@ impl fmt::Display for Response {
                 }
                 Ok(())
             }
-            Response::Help => f.write_str(help_text()),
+            Response::Help(r) if std::ptr::eq(*r, REGISTRY) => f.write_str(help_text()),
+            Response::Help(r) => f.write_str(&help_text_for(r)),
             Response::AuthOk => f.write_str("authok"),
             Response::Error(e) => write!(f, "error {e}"),
             Response::Refused(r) => write!(f, "error {r}"),

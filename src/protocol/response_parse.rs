@@ -347,7 +347,7 @@ impl Response {
     pub fn parse_in(variant: Variant, text: &str) -> Result<Response, ParseResponseError> {
         let text = text.strip_suffix('\r').unwrap_or(text);
         if text == help_text() {
-            return Ok(Response::Help);
+            return Ok(Response::Help(crate::engine::option_table::REGISTRY));
         }
         if text.contains('\n') {
             return parse_board(text, variant);

@@ -5,7 +5,7 @@
 use super::budget::{HashBudget, Reservation};
 use super::command::{Command, GoParams, ParseCommandError, StartPos};
 use super::events::{self, EventSender, Events};
-use super::options::{self, engine_option_specs, parse_bool, OptionKind, OptionSpec};
+use super::options::{self, OptionKind, OptionValue, Registry};
 use super::response::{Refusal, Response, PROTOCOL_VERSION};
 use super::token::Token;
 use crate::board::{Game, Move, Position, Variant};
@@ -55,6 +55,8 @@ pub struct SessionConfig {
     pub max_trace_nodes: u64,
     /// A global cap on concurrent searches; `None` for no cap.
     pub search_slots: Option<Arc<Semaphore>>,
+    /// The options the session offers (kingme's own: [`options::REGISTRY`]).
+    pub registry: Registry,
 }
 
 impl Default for SessionConfig {
@@ -74,6 +76,7 @@ impl Default for SessionConfig {
             hash_budget: None,
             max_trace_nodes: 100_000,
             search_slots: None,
+            registry: options::REGISTRY,
         }
     }
 }
@@ -274,7 +277,7 @@ impl Session {
             Command::Go(p) => self.go(p, out),
             Command::Analyze(n) => self.analyze(n, out),
             Command::Hint => self.hint(out),
-            Command::Help => out.push(Response::Help),
+            Command::Help => out.push(Response::Help(self.config.registry)),
             Command::Board => out.push(Response::Board {
                 database: {
                     let pos = *self.game.position();

@@ -3,7 +3,7 @@
 //! option list, and `setoption` (caps, the budget, the file policy).
 
 use super::*;
-use crate::protocol::response::{REPLY_HELP, VARIANT_HELP};
+use crate::engine::option_table::Scope;
 
 impl Session {
     pub(super) fn engine(&mut self) -> &mut Engine {
@@ -38,15 +38,7 @@ impl Session {
 
     /// `setoption name Hash`: within the session's cap (checked by the
     /// caller) and the server's budget.
-    fn set_hash(&mut self, name: &str, value: &str, out: &mut Vec<Response>) {
-        let mib = match options::parse_option(name, value) {
-            Ok(EngineOption::Hash(mib)) => mib,
-            Ok(_) => unreachable!("the Hash option parses to Hash"),
-            Err(e) => {
-                out.push(Response::Error(format!("setoption: {e}")));
-                return;
-            }
-        };
+    fn set_hash(&mut self, mib: usize, out: &mut Vec<Response>) {
         let _ = self.engine();
         let before = self.hash_reservation.as_ref().map(Reservation::mib);
         if let Some(b) = self.config.hash_budget.clone() {
@@ -72,44 +64,35 @@ impl Session {
         }
     }
 
-    fn option_specs(&self) -> Vec<OptionSpec> {
-        let mut specs = vec![OptionSpec {
-            name: "Variant".into(),
-            hub: None,
-            kind: OptionKind::Combo {
-                default: Variant::English.name().into(),
-                values: Variant::ALL.iter().map(|v| v.name().into()).collect(),
-            },
-            help: VARIANT_HELP,
-        }];
-        for mut s in engine_option_specs() {
-            if let OptionKind::Spin { default, max, .. } = &mut s.kind {
-                if s.name == "Hash" {
-                    *max = (*max).min(self.config.max_hash_mib as i64);
-                    if let Some(d) = self.config.default_hash_mib {
-                        *default = d as i64;
+    /// The options this session offers, each with its type, range and
+    /// default (`Hash` and `Threads` within the session's caps).
+    fn option_kinds(&self) -> Vec<(&'static str, OptionKind)> {
+        self.config
+            .registry
+            .iter()
+            .map(|d| {
+                let mut kind = d.kind();
+                if let OptionKind::Spin { default, max, .. } = &mut kind {
+                    if d.name == "Hash" {
+                        *max = (*max).min(self.config.max_hash_mib as i64);
+                        if let Some(h) = self.config.default_hash_mib {
+                            *default = h as i64;
+                        }
+                        *default = (*default).min(*max);
+                    } else if d.name == "Threads" {
+                        *max = (*max).min(self.config.max_threads as i64);
                     }
-                    *default = (*default).min(*max);
-                } else if s.name == "Threads" {
-                    *max = (*max).min(self.config.max_threads as i64);
                 }
-            }
-            specs.push(s);
-        }
-        specs.push(OptionSpec {
-            name: "Reply".into(),
-            hub: None,
-            kind: OptionKind::Check { default: false },
-            help: REPLY_HELP,
-        });
-        specs
+                (d.name, kind)
+            })
+            .collect()
     }
 
     pub(super) fn hello(&mut self, uci: bool, out: &mut Vec<Response>) {
         let ids = [
             ("name", "kingme".to_string()),
             ("version", env!("CARGO_PKG_VERSION").to_string()),
-            ("author", "the kingme developers".to_string()),
+            ("author", crate::AUTHORS.to_string()),
             ("protocol", PROTOCOL_VERSION.to_string()),
         ];
         for (key, value) in ids {
@@ -118,10 +101,10 @@ impl Session {
                 value,
             });
         }
-        for s in self.option_specs() {
+        for (name, kind) in self.option_kinds() {
             out.push(Response::Option {
-                name: s.name,
-                kind: s.kind,
+                name: name.to_string(),
+                kind,
             });
         }
         out.push(Response::HelloOk { uci });
@@ -136,68 +119,62 @@ impl Session {
         };
         // UCI's spelling of an empty string value.
         let value = if value == "<empty>" { "" } else { value };
-        let lower = name.to_ascii_lowercase();
-        let capped = |max: usize, what: &str| -> Option<String> {
-            match value.trim().parse::<u64>() {
-                Ok(v) if v > max as u64 => Some(format!(
-                    "setoption: {what} is capped at {max} in this session"
-                )),
-                _ => None,
-            }
+        let registry = self.config.registry;
+        let Some(decl) = options::find(registry, name) else {
+            let names: Vec<&str> = registry.iter().map(|d| d.name).collect();
+            out.push(Response::Error(format!(
+                "setoption: unknown option '{name}' (options: {})",
+                names.join(", ")
+            )));
+            return;
         };
-        match lower.as_str() {
-            "variant" => match value.parse::<Variant>() {
-                Ok(v) => {
-                    if v != self.game.variant() {
-                        self.new_game(v);
-                    }
-                }
-                Err(e) => out.push(Response::Error(format!("setoption: {e}"))),
-            },
-            "reply" => match parse_bool(value) {
-                Some(b) => self.reply = b,
-                None => out.push(Response::Error(format!(
-                    "setoption: bad value '{value}' for option Reply: expected true or false"
-                ))),
-            },
-            "egdbcache" if !self.config.process_options => out.push(Response::Error(format!(
+        if decl.scope == Scope::Process && !self.config.process_options {
+            out.push(Response::Error(format!(
                 "setoption: {name} is the server's, shared by every session (the operator sets it: kingme --egdb-cache MIB)"
-            ))),
-            "hash" | "threads" => {
-                let (max, what) = if lower == "hash" {
-                    (self.config.max_hash_mib, "Hash (MiB)")
-                } else {
-                    (self.config.max_threads, "Threads")
-                };
-                if let Some(e) = capped(max, what) {
-                    out.push(Response::Error(e));
-                } else if lower == "hash" {
-                    self.set_hash(name, value, out);
-                } else if let Err(e) = options::set_option(self.engine(), name, value) {
-                    out.push(Response::Error(format!("setoption: {e}")));
+            )));
+            return;
+        }
+        // the session's caps come before the option's own range
+        let cap = match decl.name {
+            "Hash" => Some((self.config.max_hash_mib, "Hash (MiB)")),
+            "Threads" => Some((self.config.max_threads, "Threads")),
+            _ => None,
+        };
+        if let Some((max, what)) = cap {
+            if value.trim().parse::<u64>().is_ok_and(|v| v > max as u64) {
+                out.push(Response::Error(format!(
+                    "setoption: {what} is capped at {max} in this session"
+                )));
+                return;
+            }
+        }
+        // a server file is read at its resolved path, inside the allowed directories
+        let path;
+        let value = if decl.names_server_file(value) {
+            match self.config.files.resolve(value.trim()) {
+                Ok(p) => {
+                    path = p.to_string_lossy().into_owned();
+                    path.as_str()
+                }
+                Err(e) => {
+                    out.push(Response::Error(format!("setoption: {name}: {e}")));
+                    return;
                 }
             }
-            _ => {
-                let specs = self.option_specs();
-                if !specs.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
-                    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-                    out.push(Response::Error(format!(
-                        "setoption: unknown option '{name}' (options: {})",
-                        names.join(", ")
-                    )));
-                } else if options::names_server_file(name, value) {
-                    match self.config.files.resolve(value.trim()) {
-                        Err(e) => out.push(Response::Error(format!("setoption: {name}: {e}"))),
-                        Ok(path) => {
-                            let path = path.to_string_lossy();
-                            if let Err(e) = options::set_option(self.engine(), name, &path) {
-                                out.push(Response::Error(format!("setoption: {e}")));
-                            } else if let Some(n) = self.engine().take_egdb_notice() {
-                                out.push(Response::InfoString(n));
-                            }
-                        }
-                    }
-                } else if let Err(e) = options::set_option(self.engine(), name, value) {
+        } else {
+            value
+        };
+        match decl.read(value) {
+            Err(e) => out.push(Response::Error(format!("setoption: {e}"))),
+            Ok(OptionValue::Variant(v)) => {
+                if v != self.game.variant() {
+                    self.new_game(v);
+                }
+            }
+            Ok(OptionValue::Reply(b)) => self.reply = b,
+            Ok(OptionValue::Engine(EngineOption::Hash(mib))) => self.set_hash(mib, out),
+            Ok(OptionValue::Engine(o)) => {
+                if let Err(e) = options::give(self.engine(), decl, value, o) {
                     out.push(Response::Error(format!("setoption: {e}")));
                 } else if let Some(n) = self.engine().take_egdb_notice() {
                     out.push(Response::InfoString(n));
