@@ -112,7 +112,8 @@ def report(label, wdl, pairs, sprt):
     s = (w + 0.5 * d) / n
     var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s**2) / n
     e, lo, hi = interval(s, var, n)
-    line = f"{label}: {n} game{"s" if n != 1 else ""} +{w} ={d} -{l}, {100 * s:.1f}%, {fmt(e)} [{fmt(lo)}, {fmt(hi)}]"
+    games = "game" if n == 1 else "games"
+    line = f"{label}: {n} {games} +{w} ={d} -{l}, {100 * s:.1f}%, {fmt(e)} [{fmt(lo)}, {fmt(hi)}]"
     np_, mean, pvar = penta_stats(pairs)
     if np_:
         pe, plo, phi = interval(mean, pvar, np_)
