@@ -19,7 +19,7 @@
 //! The start position reaches [`START_POSITIONS`] positions. `MiniSolver`
 //! solves them one by one (memoised negamax, one thread);
 //! `MiniTablebase::build` solves them layer by layer (men on the board, then
-//! advancement) on all threads, and keeps their values (README gives its time
+//! advancement) on all threads, and keeps their values (`RESULTS.md` gives its time
 //! and memory).
 //!
 //! - `value`: `GameValue`, a position's exact value.

@@ -15,7 +15,7 @@
 # others, and the job moves the new slice's two files into the shared
 # directory when it succeeds. A dependency missing from the plan's lists
 # therefore fails that job instead of going unnoticed. (One-slice builds may
-# also share one directory, as README's recipe does: each locks only its
+# also share one directory, as src/egdb/EGDB.md's recipe does: each locks only its
 # slice, tests/egdb_cli.rs checks that.)
 #
 # Needs root (it re-runs itself under `sudo -n` otherwise) and python3.

@@ -12,8 +12,8 @@ the shallower search clears beta by PROBCUT_MARGIN). Prints, per
 evaluation, the mean and standard deviation of the difference and the
 share of differences beyond a few margins.
 
-    python3 tests/bench/probcut_sigma.py --kingme target/release/kingme \
-        --ballots ../shared/data/3move_english.json --positions 300 \
+    python3 benches/probcut_sigma.py --kingme target/release/kingme \
+        --ballots src/openings/3move_english.json --positions 300 \
         --deep 13 --reduction 4 --evals patterns network
 """
 
@@ -66,7 +66,7 @@ def search(p, fen, moves, depth):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kingme", default="target/release/kingme")
-    ap.add_argument("--ballots", required=True, help="3move_english.json")
+    ap.add_argument("--ballots", default="src/openings/3move_english.json", help="3move_english.json (pydraughts' ballots)")
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--deep", type=int, default=13)
     ap.add_argument("--reduction", type=int, default=4)

@@ -11,7 +11,7 @@ shared with other processes, from /proc/PID/smaps_rollup (Linux).
 Compact (version 3 and 4) files are memory-mapped: the processes share one copy in
 the page cache. Version 1 files are read into each process's own memory.
 
-    python3 tests/bench/egdb_memory.py --kingme target/release/kingme \
+    python3 benches/egdb_memory.py --kingme target/release/kingme \
         --dir ~/.local/share/kingme/egdb --engines 2
 """
 import argparse

@@ -4,7 +4,7 @@
 fixed depth with Contempt 0 and with Contempt N; prints each position whose
 move differs (with both moves and scores) and the count.
 
-    python3 tests/bench/contempt_moves.py --kingme target/release/kingme \
+    python3 benches/contempt_moves.py --kingme target/release/kingme \
         --pdn match.pdn --contempt 20 --depth 15 --positions 80
 
 The positions are shuffled with a seed, so a run is repeatable.

@@ -1,7 +1,7 @@
 """MultiPV cost: nodes and time of `go depth D` at MultiPV 1 and 4 on the bench's
 English positions (a new game and hash before each search, databases off).
 
-Usage: cargo build --release && python3 tests/bench/multipv_cost.py target/release/kingme [DEPTH]
+Usage: cargo build --release && python3 benches/multipv_cost.py target/release/kingme [DEPTH]
 """
 import subprocess, sys, time
 BIN = sys.argv[1]

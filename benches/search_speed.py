@@ -6,7 +6,7 @@ to depth N instead, which compares changes that alter the tree). Prints each bin
 nodes, summed time and the ratio of the first's time to the second's; the node
 counts must match for a pure speed change.
 
-Usage: cargo build --release && python3 tests/bench/search_speed.py NEW BASE [ROUNDS] [NODES] [DEPTH_DELTA]
+Usage: cargo build --release && python3 benches/search_speed.py NEW BASE [ROUNDS] [NODES] [DEPTH_DELTA]
 """
 import re, subprocess, sys
 

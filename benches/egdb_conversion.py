@@ -6,7 +6,7 @@ the side to move, then plays each out between two kingme processes that both
 use the databases, at a fixed time per move, and prints how many the winner
 actually won (the rest: drawn by the 40-move rule or repetition, or lost).
 
-    python3 tests/bench/egdb_conversion.py --kingme target/release/kingme \
+    python3 benches/egdb_conversion.py --kingme target/release/kingme \
         --dir ~/.local/share/kingme/egdb --pieces 5 --games 200 --movetime 100
 """
 import argparse
