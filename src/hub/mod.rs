@@ -4,9 +4,9 @@
 //! ```text
 //! hub                      -> id name=kingme version=.. author=".."
 //!                             param name=variant value=english type=enum values="english mini"
-//!                             param ... (level, hash, threads, egdb-path, egdb-pieces, multipv)
+//!                             param ... (every option with a Hub name)
 //!                             wait
-//! set-param name=N value=V    (variant, level, hash, threads, egdb-path, egdb-pieces, multipv)
+//! set-param name=N value=V    (the same names)
 //! init                     -> ready
 //! new-game
 //! pos [start] [pos=<side><squares>] [moves="<hub moves>"]
@@ -17,6 +17,10 @@
 //!                             done move=M [ponder=P]
 //! ping -> pong, ponder-hit, stop, quit; at EOF a running limited search still reports
 //! ```
+//!
+//! The parameters are the options of the one registry
+//! ([`crate::engine::option_table::REGISTRY`]) that have a Hub name; the
+//! Hub column of PROTOCOL.md's option table lists them.
 //!
 //! Positions and moves use pydraughts' English conventions (see [`wire`]).
 //! Scores are in men (`score=0.35`); a win in N plies is `100 - N/100`, which
