@@ -14,7 +14,7 @@
 // - controls.js  input (squares, keys, buttons) and rendering of the page
 // - app.js       this file: start-up and the connection
 import { S, positionCmd } from './game.js';
-import { Proto, hasOption } from './protocol.js';
+import { Proto, hasOption, comboOption } from './protocol.js';
 import { newGame, resume, onInfo, tickClock, interrupt } from './play.js';
 import { render, renderClock, notice, log, wire, formSettings, showLive } from './controls.js';
 
@@ -32,7 +32,11 @@ function connect() {
       $('conn').textContent = 'connected';
       $('conn').className = 'conn ok';
       $('reconnect').hidden = true;
-      S.engineMultiPV = hasOption(await S.proto.request(['kingme']), 'MultiPV');
+      const hello = await S.proto.request(['kingme']);
+      S.engineMultiPV = hasOption(hello, 'MultiPV');
+      // the choices the engine declares, not a list of the page's own
+      fillChoices($('level'), comboOption(hello, 'Level'));
+      fillChoices($('variant'), comboOption(hello, 'Variant'));
       if (S.started) resume();
       else newGame(formSettings());
     },
@@ -52,6 +56,23 @@ function connect() {
     error: (line) => notice(line),
     log,
   });
+}
+
+/**
+ * Makes a select's choices the words of the engine's combo option, keeping
+ * the choice made (from the page's address) where the engine still offers it.
+ */
+function fillChoices(select, combo) {
+  if (!combo) return;
+  const keep = select.value;
+  const labels = new Map([...select.options].map((o) => [o.value, o.textContent]));
+  select.replaceChildren(...combo.values.map((v) => {
+    const o = document.createElement('option');
+    o.value = v;
+    o.textContent = labels.get(v) || v;
+    return o;
+  }));
+  select.value = combo.values.includes(keep) ? keep : (combo.default || combo.values[0]);
 }
 
 function applyParams() {

@@ -253,3 +253,22 @@ export function hasOption(lines, name) {
   const want = `option name ${name.toLowerCase()} `;
   return lines.some((l) => l.toLowerCase().startsWith(want));
 }
+
+/**
+ * The words and default of combo option `name` in the engine's `kingme`
+ * reply (`option name Level type combo default max var easy var medium ...`),
+ * or null when the engine offers no such option.
+ */
+export function comboOption(lines, name) {
+  const want = `option name ${name.toLowerCase()} type combo `;
+  const line = lines.find((l) => l.toLowerCase().startsWith(want));
+  if (!line) return null;
+  const words = line.split(/\s+/);
+  const values = [];
+  let dflt = null;
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (words[i] === 'var') values.push(words[i + 1]);
+    else if (words[i] === 'default') dflt = words[i + 1];
+  }
+  return values.length ? { default: dflt, values } : null;
+}
