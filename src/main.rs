@@ -18,14 +18,12 @@ mod cli;
     name = "kingme",
     version,
     about = "A checkers engine: English draughts (8x8) and mini-checkers (6x6)",
-    after_help = "With no command, kingme speaks the kingme protocol on stdin/stdout \
+    after_help = format!(
+        "With no command, kingme speaks the kingme protocol on stdin/stdout \
 (protocol/PROTOCOL.md; type `help`).\n\n\
-Levels (setoption name Level value ...):\n  \
-easy    2 plies with random noise: a beginner can win\n  \
-medium  5 plies with a little noise\n  \
-hard    up to 12 plies, no noise\n  \
-max     everything (default); mini-checkers is played perfectly from the solved game\n\n\
-With no limit on `go`, a move takes 0.2 s, 0.3 s, 0.5 s or 1 s by level."
+Levels (setoption name Level value ...; the time is a move's when `go` gives no limit):\n{}",
+        kingme::engine::levels_help()
+    )
 )]
 struct Cli {
     #[command(subcommand)]

@@ -115,19 +115,40 @@ fn an_option_declared_once_is_in_hubs_hello_and_set_param() {
     );
 }
 
+/// The text of PROTOCOL.md between `begin` and `end`.
+fn protocol_md_between(begin: &str, end: &str) -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol/PROTOCOL.md"))
+        .expect("PROTOCOL.md");
+    let start = doc.find(begin).expect("PROTOCOL.md marks the table") + begin.len();
+    let stop = doc[start..].find(end).expect("the table's end marker") + start;
+    doc[start..stop].to_string()
+}
+
 /// PROTOCOL.md's option table is the registry's (regenerate it from the
 /// message when an option changes).
 #[test]
 fn protocol_md_holds_the_registrys_option_table() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol/PROTOCOL.md"))
-        .expect("PROTOCOL.md");
-    let begin = "<!-- option table: made from kingme's option registry -->\n";
-    let end = "<!-- end of option table -->";
-    let start = doc.find(begin).expect("PROTOCOL.md marks its option table") + begin.len();
-    let stop = doc[start..].find(end).expect("the table's end marker") + start;
+    let have = protocol_md_between(
+        "<!-- option table: made from kingme's option registry -->\n",
+        "<!-- end of option table -->",
+    );
     let want = markdown_table(REGISTRY);
     assert!(
-        doc[start..stop] == want,
+        have == want,
         "PROTOCOL.md's option table is out of date; it should read:\n{want}"
+    );
+}
+
+/// PROTOCOL.md's level table is what the levels do.
+#[test]
+fn protocol_md_holds_the_levels_table() {
+    let have = protocol_md_between(
+        "<!-- level table: made from kingme's levels -->\n",
+        "<!-- end of level table -->",
+    );
+    let want = kingme::engine::levels_table();
+    assert!(
+        have == want,
+        "PROTOCOL.md's level table is out of date; it should read:\n{want}"
     );
 }

@@ -66,6 +66,49 @@ impl Level {
     }
 }
 
+impl Level {
+    /// What the level does, in one line for people: depth, noise, and the
+    /// think time of a move when `go` gives no limit.
+    #[must_use]
+    pub fn summary(self) -> String {
+        let depth = match self.max_depth() {
+            Some(d) => format!("up to {d} plies"),
+            None => "full depth".to_string(),
+        };
+        let noise = match self.noise() {
+            0 => "no noise".to_string(),
+            n => format!("leaf noise of {n} centi-men"),
+        };
+        let secs = self.default_movetime().as_secs_f64();
+        let mini = if self == Level::Max {
+            "; mini-checkers from the solved game"
+        } else {
+            ""
+        };
+        format!("{depth}, {noise}, {secs} s a move{mini}")
+    }
+}
+
+/// Every level's summary, a line each, for `--help` texts.
+#[must_use]
+pub fn levels_help() -> String {
+    Level::ALL
+        .iter()
+        .map(|l| format!("  {:<7} {}", l.name(), l.summary()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// PROTOCOL.md's table of the levels.
+#[must_use]
+pub fn levels_table() -> String {
+    let mut t = String::from("| level | what it does |\n|-------|--------------|\n");
+    for l in Level::ALL {
+        t.push_str(&format!("| `{}` | {} |\n", l.name(), l.summary()));
+    }
+    t
+}
+
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

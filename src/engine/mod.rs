@@ -38,7 +38,7 @@ use event::OnEvent;
 pub use event::{Event, Info};
 pub use handle::SearchHandle;
 use job::SearchJob;
-pub use level::{Level, ParseLevelError};
+pub use level::{levels_help, levels_table, Level, ParseLevelError};
 pub use limits::{Limits, GO_KEYS};
 use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
