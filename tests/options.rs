@@ -23,7 +23,7 @@ fn registry_with_lines() -> option_table::Registry {
         read: |text, decl| {
             usize::read_value(text, decl).map(|n| OptionValue::Engine(EngineOption::MultiPv(n)))
         },
-        write: |v: &OptionValues<'_>| v.engine.multipv.to_string(),
+        write: |v: &OptionValues| v.engine.multipv.to_string(),
     };
     let mut all = REGISTRY.to_vec();
     all.push(lines);

@@ -3,6 +3,8 @@
 //!
 //! - `level`: the difficulty levels.
 //! - `options`: the options' limits and defaults, and the errors of setting one.
+//! - `option_decl`: the vocabulary of option declarations (scope, type,
+//!   range, one declaration, the value types an option holds).
 //! - [`option_table`]: every option declared once (name, Hub name, scope,
 //!   type, range, default, help, how its text is read and written), the
 //!   typed options made from the same declarations; every front end's
@@ -28,6 +30,7 @@ mod job;
 mod level;
 mod limits;
 mod mini;
+mod option_decl;
 pub mod option_table;
 mod options;
 mod own_book;

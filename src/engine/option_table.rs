@@ -6,113 +6,19 @@
 //! `setoption`, Hub's `hello` and `set-param`, the server's file policy and
 //! PROTOCOL.md's option table are made from a registry.
 
+use super::level::Level;
+pub use super::option_decl::{
+    find, find_hub, parse_bool, Declaration, OptionCodec, OptionError, OptionKind, OptionType,
+    Scope,
+};
+use super::options::EngineError;
 use super::options::{
     DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_CONTEMPT, MAX_EGDB_CACHE_MIB,
     MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
-use super::{Engine, EngineError, Level};
+use super::Engine;
 use crate::board::Variant;
 use crate::eval::{EnglishWeights, Evaluator};
-
-/// Why an option can't be set.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum OptionError {
-    /// No option with that name.
-    #[error("unknown option '{0}' (options: {names})", names = option_names().join(", "))]
-    UnknownOption(String),
-    /// A value the option does not take.
-    #[error("bad value '{value}' for option {name}: expected {expected}")]
-    BadValue {
-        /// The option.
-        name: String,
-        /// What was given.
-        value: String,
-        /// What is accepted.
-        expected: String,
-    },
-    /// A value the option does not take, said in the value type's own words.
-    #[error("{0}")]
-    Invalid(String),
-    /// The option is the protocol session's, not the engine's.
-    #[error("option {0} is the session's, not the engine's")]
-    NotEngine(&'static str),
-    /// The engine could not take the value.
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-}
-
-/// Where an option's value lives, and so who may set it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// The protocol session's, not the engine's (the rules, `Reply`).
-    Session,
-    /// Read by each search (its strength, the lines it reports).
-    Search,
-    /// Held by the engine between searches (its table, threads, databases).
-    Engine,
-    /// One for the whole process, shared by every engine in it: on a server
-    /// the operator's, not a client's.
-    Process,
-    /// A file or directory on the machine the engine runs on, unless the
-    /// value is empty or one of these words: over the network only inside
-    /// the directories the operator allows.
-    ServerFile {
-        /// Values that name no file.
-        keywords: &'static [&'static str],
-    },
-}
-
-/// An option's type and range, without its default.
-#[derive(Clone, Copy, Debug)]
-pub enum OptionType {
-    /// A boolean.
-    Check,
-    /// An integer from `min` to `max`.
-    Spin {
-        /// Smallest value.
-        min: i64,
-        /// Largest value.
-        max: i64,
-    },
-    /// Free text.
-    Text,
-    /// One of a list of words.
-    Combo {
-        /// The words, in the handshake's order.
-        values: fn() -> Vec<&'static str>,
-    },
-}
-
-/// The type, range and default of an option, as the handshake states them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    /// A boolean.
-    Check {
-        /// Default value.
-        default: bool,
-    },
-    /// An integer in a range.
-    Spin {
-        /// Default value.
-        default: i64,
-        /// Smallest value.
-        min: i64,
-        /// Largest value.
-        max: i64,
-    },
-    /// Free text (empty by default).
-    Text {
-        /// Default value.
-        default: String,
-    },
-    /// One of a list of words.
-    Combo {
-        /// Default value.
-        default: String,
-        /// Allowed values.
-        values: Vec<String>,
-    },
-}
 
 /// A typed option value, read from its text.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,212 +32,44 @@ pub enum OptionValue {
 }
 
 /// The values an option is written from: the engine's and the session's.
-#[derive(Clone, Copy, Debug)]
-pub struct OptionValues<'a> {
+#[derive(Clone, Debug)]
+pub struct OptionValues {
     /// The engine's options.
-    pub engine: &'a EngineOptions,
+    pub engine: EngineOptions,
     /// The session's rules.
     pub variant: Variant,
     /// The session's `Reply`.
     pub reply: bool,
 }
 
-/// One option, declared once.
-#[derive(Clone, Copy, Debug)]
-pub struct OptionDecl {
-    /// Its name in the kingme protocol (matched without regard to case).
-    pub name: &'static str,
-    /// Its name in Hub's `hello` and `set-param` (`None`: not offered there).
-    pub hub: Option<&'static str>,
-    /// Where its value lives.
-    pub scope: Scope,
-    /// Its type and range.
-    pub ty: OptionType,
-    /// What it does, in one line (the `help` command lists it).
-    pub help: &'static str,
-    /// Reads its text into a typed value.
-    pub read: fn(&str, &OptionDecl) -> Result<OptionValue, OptionError>,
-    /// Writes its current value as text (what `setoption` takes).
-    pub write: fn(&OptionValues<'_>) -> String,
-}
+/// One of kingme's options, declared once.
+pub type OptionDecl = Declaration<OptionValue, OptionValues>;
 
 /// A set of option declarations, in the handshake's order.
 pub type Registry = &'static [OptionDecl];
 
-impl PartialEq for OptionDecl {
-    /// The same option: name, Hub name, scope and help.
-    fn eq(&self, other: &OptionDecl) -> bool {
-        self.name == other.name
-            && self.hub == other.hub
-            && self.scope == other.scope
-            && self.help == other.help
+impl Default for OptionValues {
+    /// Every option at its default.
+    fn default() -> Self {
+        OptionValues {
+            engine: EngineOptions::default(),
+            variant: Variant::English,
+            reply: false,
+        }
     }
 }
 
-impl Eq for OptionDecl {}
-
 impl OptionDecl {
-    /// Reads `text` (the option's value as a client sent it).
-    pub fn read(&self, text: &str) -> Result<OptionValue, OptionError> {
-        (self.read)(text, self)
-    }
-
-    /// The current value as text.
-    #[must_use]
-    pub fn write(&self, values: &OptionValues<'_>) -> String {
-        (self.write)(values)
-    }
-
     /// The default value as text.
     #[must_use]
     pub fn default_text(&self) -> String {
-        let engine = EngineOptions::default();
-        self.write(&OptionValues {
-            engine: &engine,
-            variant: Variant::English,
-            reply: false,
-        })
+        self.write(&OptionValues::default())
     }
 
     /// The type, range and default, as the handshake states them.
     #[must_use]
     pub fn kind(&self) -> OptionKind {
-        let default = self.default_text();
-        match self.ty {
-            OptionType::Check => OptionKind::Check {
-                default: parse_bool(&default).unwrap_or(false),
-            },
-            OptionType::Spin { min, max } => OptionKind::Spin {
-                default: default.parse().unwrap_or(min),
-                min,
-                max,
-            },
-            OptionType::Text => OptionKind::Text { default },
-            OptionType::Combo { values } => OptionKind::Combo {
-                default,
-                values: values().into_iter().map(String::from).collect(),
-            },
-        }
-    }
-
-    /// Whether `value` names a file or directory on the engine's machine.
-    #[must_use]
-    pub fn names_server_file(&self, value: &str) -> bool {
-        match self.scope {
-            Scope::ServerFile { keywords } => {
-                let v = value.trim();
-                !v.is_empty() && !keywords.contains(&v)
-            }
-            _ => false,
-        }
-    }
-
-    /// A bad value of this option: `expected` says what it takes.
-    #[must_use]
-    pub fn bad_value(&self, value: &str, expected: String) -> OptionError {
-        OptionError::BadValue {
-            name: self.name.to_string(),
-            value: value.to_string(),
-            expected,
-        }
-    }
-}
-
-/// The option named `name` (case-insensitive) in `registry`.
-#[must_use]
-pub fn find(registry: Registry, name: &str) -> Option<&'static OptionDecl> {
-    registry.iter().find(|d| d.name.eq_ignore_ascii_case(name))
-}
-
-/// The option Hub calls `hub_name` (case-insensitive) in `registry`.
-#[must_use]
-pub fn find_hub(registry: Registry, hub_name: &str) -> Option<&'static OptionDecl> {
-    registry
-        .iter()
-        .find(|d| d.hub.is_some_and(|h| h.eq_ignore_ascii_case(hub_name)))
-}
-
-/// A value type an option can hold: read from text within the option's type
-/// and range, written back as text.
-pub trait OptionCodec: Sized {
-    /// Reads `text` for option `decl`.
-    fn read_value(text: &str, decl: &OptionDecl) -> Result<Self, OptionError>;
-    /// The value as text.
-    fn write_value(&self) -> String;
-}
-
-impl OptionCodec for bool {
-    fn read_value(text: &str, decl: &OptionDecl) -> Result<bool, OptionError> {
-        parse_bool(text).ok_or_else(|| decl.bad_value(text, "true or false".into()))
-    }
-    fn write_value(&self) -> String {
-        self.to_string()
-    }
-}
-
-macro_rules! spin_codec {
-    ($($t:ty),*) => {$(
-        impl OptionCodec for $t {
-            fn read_value(text: &str, decl: &OptionDecl) -> Result<$t, OptionError> {
-                let OptionType::Spin { min, max } = decl.ty else {
-                    unreachable!("option {} holds an integer but is no spin", decl.name)
-                };
-                text.trim()
-                    .parse::<i64>()
-                    .ok()
-                    .filter(|v| (min..=max).contains(v))
-                    .and_then(|v| <$t>::try_from(v).ok())
-                    .ok_or_else(|| decl.bad_value(text, format!("an integer from {min} to {max}")))
-            }
-            fn write_value(&self) -> String {
-                self.to_string()
-            }
-        }
-    )*};
-}
-spin_codec!(usize, u32, i32);
-
-impl OptionCodec for String {
-    fn read_value(text: &str, _: &OptionDecl) -> Result<String, OptionError> {
-        Ok(text.trim().to_string())
-    }
-    fn write_value(&self) -> String {
-        self.clone()
-    }
-}
-
-impl OptionCodec for Level {
-    fn read_value(text: &str, decl: &OptionDecl) -> Result<Level, OptionError> {
-        text.parse::<Level>()
-            .map_err(|_| decl.bad_value(text, one_of(&level_names())))
-    }
-    fn write_value(&self) -> String {
-        self.name().to_string()
-    }
-}
-
-impl OptionCodec for Evaluator {
-    fn read_value(text: &str, decl: &OptionDecl) -> Result<Evaluator, OptionError> {
-        Evaluator::from_name(text).map_err(|e| {
-            decl.bad_value(
-                text,
-                format!(
-                    "builtin, patterns, network, hand, or a kingme weights or network file ({e})"
-                ),
-            )
-        })
-    }
-    fn write_value(&self) -> String {
-        self.describe()
-    }
-}
-
-/// "a, b or c".
-fn one_of(words: &[&str]) -> String {
-    match words.split_last() {
-        Some((last, [])) => (*last).to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
+        self.kind_with(self.default_text())
     }
 }
 
@@ -413,7 +151,7 @@ macro_rules! declare_options {
                     <$ty as OptionCodec>::read_value(text, decl)
                         .map(|v| OptionValue::Engine(EngineOption::$variant(v)))
                 })?]),
-                write: or_typed!([$($write)?] [$(|v: &OptionValues<'_>| {
+                write: or_typed!([$($write)?] [$(|v: &OptionValues| {
                     OptionCodec::write_value(&v.engine.$field)
                 })?]),
             },
@@ -431,7 +169,7 @@ declare_options! {
             .parse::<Variant>()
             .map(OptionValue::Variant)
             .map_err(|e| OptionError::Invalid(e.to_string())),
-        write: |v: &OptionValues<'_>| v.variant.name().to_string(),
+        write: |v: &OptionValues| v.variant.name().to_string(),
     }
     "Level" => Level(level: Level = Level::Max) {
         hub: Some("level"),
@@ -474,7 +212,7 @@ declare_options! {
                 text,
                 format!("comma-separated name=value pairs: {}", e.reason),
             )),
-        write: |v: &OptionValues<'_>| match &v.engine.eval {
+        write: |v: &OptionValues| match &v.engine.eval {
             Evaluator::Hand(w) => w.to_string(),
             _ => String::new(),
         },
@@ -502,7 +240,7 @@ declare_options! {
         scope: Scope::ServerFile { keywords: &["builtin", "hand", "patterns", "network"] },
         ty: OptionType::Text,
         help: "English evaluation: builtin (the network), patterns, network, hand, or a kingme weights or network file",
-        write: |v: &OptionValues<'_>| match &v.engine.eval {
+        write: |v: &OptionValues| match &v.engine.eval {
             Evaluator::Hand(_) => "hand".to_string(),
             e if *e == Evaluator::default() => "builtin".to_string(),
             e => e.describe(),
@@ -544,7 +282,7 @@ declare_options! {
         ty: OptionType::Check,
         help: "after play, the engine searches and plays its own move",
         read: |text: &str, decl: &OptionDecl| bool::read_value(text, decl).map(OptionValue::Reply),
-        write: |v: &OptionValues<'_>| v.reply.to_string(),
+        write: |v: &OptionValues| v.reply.to_string(),
     }
 }
 
@@ -564,7 +302,10 @@ pub fn option_names() -> Vec<String> {
 pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError> {
     let decl = engine_options()
         .find(|d| d.name.eq_ignore_ascii_case(name))
-        .ok_or_else(|| OptionError::UnknownOption(name.to_string()))?;
+        .ok_or_else(|| OptionError::UnknownOption {
+            name: name.to_string(),
+            names: option_names().join(", "),
+        })?;
     match decl.read(value)? {
         OptionValue::Engine(o) => Ok(o),
         _ => Err(OptionError::NotEngine(decl.name)),
@@ -600,16 +341,6 @@ pub fn set_option(engine: &mut Engine, name: &str, value: &str) -> Result<(), Op
     let option = parse_option(name, value)?;
     let decl = find(REGISTRY, name).expect("parse_option found it");
     give(engine, decl, value, option)
-}
-
-/// Reads a check option's value (`true`/`on`/`1`/`yes` or `false`/`off`/`0`/`no`).
-#[must_use]
-pub fn parse_bool(v: &str) -> Option<bool> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "on" | "1" | "yes" => Some(true),
-        "false" | "off" | "0" | "no" => Some(false),
-        _ => None,
-    }
 }
 
 /// PROTOCOL.md's option table, made from `registry`: one row an option,

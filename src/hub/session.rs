@@ -123,7 +123,7 @@ impl HubSession {
         ));
         // the options Hub offers, from the one registry
         let values = OptionValues {
-            engine: self.engine.options(),
+            engine: self.engine.options().clone(),
             variant: self.variant,
             reply: false,
         };
