@@ -1,7 +1,7 @@
 //! Perft: counting the leaves of the legal move tree, the standard test of a
 //! move generator.
 
-use crate::board::movegen;
+use crate::board::{movecount, movegen};
 use crate::board::{Move, MoveList, Position, Rules, Variant};
 use crate::with_rules;
 
@@ -40,18 +40,18 @@ macro_rules! perft_all_fn {
         $(#[$attr])*
         $vis fn $name<R: Rules>(pos: &Position, depth: u32) -> u64 {
             if depth == 2 {
-                return movegen::count_depth2::<R>(pos);
+                return movecount::count_depth2::<R>(pos);
             }
             if depth <= 1 {
                 return if depth == 0 {
                     1
                 } else {
-                    movegen::count::<R>(pos)
+                    movecount::count::<R>(pos)
                 };
             }
             let mut n = 0;
             if R::KINGS_AND_MULTI_JUMPS {
-                movegen::for_each_child::<R>(pos, |child| n += $name::<R>(child, depth - 1));
+                movecount::for_each_child::<R>(pos, |child| n += $name::<R>(child, depth - 1));
                 return n;
             }
             let mut list = MoveList::new();

@@ -5,6 +5,7 @@ mod bitboard;
 mod color;
 mod fen;
 mod game;
+pub(crate) mod movecount;
 pub(crate) mod movegen;
 mod mv;
 mod notation;

@@ -61,17 +61,17 @@ impl Sink for MoveList {
 
 /// The side's pieces split for generation.
 #[derive(Clone, Copy)]
-struct Sides {
-    men: u32,
-    kings: u32,
-    opp: u32,
-    empty: u32,
-    color: Color,
+pub(super) struct Sides {
+    pub(super) men: u32,
+    pub(super) kings: u32,
+    pub(super) opp: u32,
+    pub(super) empty: u32,
+    pub(super) color: Color,
 }
 
 impl Sides {
     #[inline(always)]
-    fn of<R: Rules>(pos: &Position) -> Sides {
+    pub(super) fn of<R: Rules>(pos: &Position) -> Sides {
         let own = pos.pieces(pos.turn()).0;
         let opp = pos.pieces(!pos.turn()).0;
         let kings = pos.kings().0 & own;
@@ -89,7 +89,7 @@ impl Sides {
     /// are the opponent's kings before. Our kings are not tracked: the opponent's
     /// moves don't depend on them.
     #[inline(always)]
-    fn reply(&self, their_kings: u32, moved: u32, captured: u32) -> Sides {
+    pub(super) fn reply(&self, their_kings: u32, moved: u32, captured: u32) -> Sides {
         Sides {
             men: self.opp & !their_kings & !captured,
             kings: their_kings & !captured,
@@ -102,13 +102,13 @@ impl Sides {
 
 /// Squares of `movers` that can jump in direction `d`.
 #[inline(always)]
-fn jumpers<R: Rules>(movers: u32, d: u8, opp: u32, empty: u32) -> u32 {
+pub(super) fn jumpers<R: Rules>(movers: u32, d: u8, opp: u32, empty: u32) -> u32 {
     let r = reverse(d);
     step::<R>(step::<R>(empty, r) & opp, r) & movers
 }
 
 #[inline(always)]
-fn has_capture<R: Rules>(s: &Sides) -> bool {
+pub(super) fn has_capture<R: Rules>(s: &Sides) -> bool {
     Jumpers::of::<R>(s).any()
 }
 
@@ -116,7 +116,7 @@ fn has_capture<R: Rules>(s: &Sides) -> bool {
 /// to move jumps on. A man's later jumps go further forward, so they never pass
 /// its start square or a piece it has taken: the board's sets will do.
 #[inline(always)]
-fn men_jump_on<R: Rules>(s: &Sides, land: u32) -> u32 {
+pub(super) fn men_jump_on<R: Rules>(s: &Sides, land: u32) -> u32 {
     let [a, b] = forward(s.color);
     jumpers::<R>(land, a, s.opp, s.empty) | jumpers::<R>(land, b, s.opp, s.empty)
 }
@@ -124,7 +124,13 @@ fn men_jump_on<R: Rules>(s: &Sides, land: u32) -> u32 {
 /// The jump from `cur` in direction `d` over an untaken opponent's piece onto an
 /// empty square, as (taken piece, landing square), if there is one.
 #[inline(always)]
-fn jump<R: Rules>(cur: u32, d: u8, captured: u32, opp: u32, empty: u32) -> Option<(u32, u32)> {
+pub(super) fn jump<R: Rules>(
+    cur: u32,
+    d: u8,
+    captured: u32,
+    opp: u32,
+    empty: u32,
+) -> Option<(u32, u32)> {
     let mid = step::<R>(cur, d) & opp & !captured;
     let land = step::<R>(mid, d) & empty;
     (land != 0).then_some((mid, land))
@@ -168,7 +174,7 @@ fn jump_dfs<R: Rules, const KING: bool, S: Sink>(
 
 /// Every capture sequence of the side to move, given its first jumps `j`.
 #[inline(always)]
-fn gen_captures<R: Rules, S: Sink>(s: &Sides, j: &Jumpers, sink: &mut S) {
+pub(super) fn gen_captures<R: Rules, S: Sink>(s: &Sides, j: &Jumpers, sink: &mut S) {
     // only pieces with a first jump can start a capture sequence
     let [a, b] = forward(s.color);
     let [ja, jb] = j.fwd;
@@ -227,7 +233,7 @@ fn gen_quiets<R: Rules>(s: &Sides, list: &mut MoveList) {
 /// Each direction with the pieces that may step in it, in generation order: both
 /// forward directions for every piece, then backward for kings.
 #[inline(always)]
-fn step_directions(s: &Sides) -> [(u8, u32); 4] {
+pub(super) fn step_directions(s: &Sides) -> [(u8, u32); 4] {
     let all = s.men | s.kings;
     let fwd = forward(s.color);
     let bwd = forward(!s.color);
@@ -242,7 +248,7 @@ fn step_directions(s: &Sides) -> [(u8, u32); 4] {
 /// Calls `f(from, to)` (single bits) for every quiet step of the side to move, in
 /// generation order: both forward directions for every piece, then backward for kings.
 #[inline(always)]
-fn for_each_quiet<R: Rules>(s: &Sides, mut f: impl FnMut(u32, u32)) {
+pub(super) fn for_each_quiet<R: Rules>(s: &Sides, mut f: impl FnMut(u32, u32)) {
     for (d, movers) in step_directions(s) {
         if movers == 0 {
             continue;
@@ -258,7 +264,7 @@ fn for_each_quiet<R: Rules>(s: &Sides, mut f: impl FnMut(u32, u32)) {
 }
 
 #[inline(always)]
-fn count_quiets<R: Rules>(s: &Sides) -> u64 {
+pub(super) fn count_quiets<R: Rules>(s: &Sides) -> u64 {
     let all = s.men | s.kings;
     let [a, b] = forward(s.color);
     let mut n =
@@ -281,7 +287,7 @@ fn has_quiet<R: Rules>(s: &Sides) -> bool {
 
 /// Whether the game is over in mini-checkers because a side has no pieces.
 #[inline(always)]
-fn mini_someone_empty(pos: &Position) -> bool {
+pub(super) fn mini_someone_empty(pos: &Position) -> bool {
     pos.pieces(Color::Black).0 == 0 || pos.pieces(Color::White).0 == 0
 }
 
@@ -294,7 +300,7 @@ pub(crate) fn has_real_move<R: Rules>(pos: &Position) -> bool {
 
 /// Whether the side to move may only pass (mini-checkers).
 #[inline]
-fn mini_must_pass<R: Rules>(pos: &Position) -> bool {
+pub(super) fn mini_must_pass<R: Rules>(pos: &Position) -> bool {
     !mini_someone_empty(pos) && has_real_move::<R>(&pos.with_turn(!pos.turn()))
 }
 
@@ -344,42 +350,17 @@ pub(crate) fn threatens_capture<R: Rules>(pos: &Position) -> bool {
     })
 }
 
-/// Capture sequences continuing from `cur` (1 when none continues: the move ends here).
-#[inline]
-fn count_from<R: Rules, const KING: bool>(
-    color: Color,
-    cur: u32,
-    captured: u32,
-    opp: u32,
-    empty: u32,
-) -> u64 {
-    let fwd = forward(color);
-    let dirs: &[u8] = if KING { &[DL, DR, UL, UR] } else { &fwd };
-    let mut n = 0;
-    for &d in dirs {
-        let Some((mid, land)) = jump::<R>(cur, d, captured, opp, empty) else {
-            continue;
-        };
-        n += if !KING && land & crown_row::<R>(color) != 0 {
-            1
-        } else {
-            count_from::<R, KING>(color, land, captured | mid, opp, empty)
-        };
-    }
-    n.max(1)
-}
-
 /// The side's first jumps: the men and kings that can jump forward in each of the
 /// two forward directions, and the kings that can jump backward.
 #[derive(Clone, Copy)]
-struct Jumpers {
-    fwd: [u32; 2],
-    back: u32,
+pub(super) struct Jumpers {
+    pub(super) fwd: [u32; 2],
+    pub(super) back: u32,
 }
 
 impl Jumpers {
     #[inline(always)]
-    fn of<R: Rules>(s: &Sides) -> Jumpers {
+    pub(super) fn of<R: Rules>(s: &Sides) -> Jumpers {
         let [a, b] = forward(s.color);
         let all = s.men | s.kings;
         let fwd = [
@@ -396,268 +377,7 @@ impl Jumpers {
     }
 
     #[inline(always)]
-    fn any(&self) -> bool {
+    pub(super) fn any(&self) -> bool {
         (self.fwd[0] | self.fwd[1] | self.back) != 0
     }
-}
-
-/// The number of capture sequences (every path), without building moves.
-///
-/// Men's first jumps are taken for all men at once: a man whose landing square
-/// offers no further jump (or crowns) makes exactly one sequence; only landings
-/// with a continuation are followed one by one.
-#[inline(always)]
-fn count_captures<R: Rules>(s: &Sides, j: &Jumpers) -> u64 {
-    if !R::KINGS_AND_MULTI_JUMPS {
-        return u64::from(j.fwd[0].count_ones() + j.fwd[1].count_ones());
-    }
-    let fwd = forward(s.color);
-    let crown = crown_row::<R>(s.color);
-    let mut n = 0;
-    for (d, jd) in fwd.into_iter().zip(j.fwd) {
-        let land = step::<R>(step::<R>(jd & s.men, d), d);
-        let mut more = men_jump_on::<R>(s, land & !crown);
-        n += u64::from((land & !more).count_ones());
-        let r = reverse(d);
-        while more != 0 {
-            let l = more & more.wrapping_neg();
-            more ^= l;
-            n += count_from::<R, false>(s.color, l, step::<R>(l, r), s.opp, s.empty);
-        }
-    }
-    let mut kings = (j.fwd[0] | j.fwd[1] | j.back) & s.kings;
-    while kings != 0 {
-        let b = kings & kings.wrapping_neg();
-        kings ^= b;
-        n += count_from::<R, true>(s.color, b, 0, s.opp, s.empty | b);
-    }
-    n
-}
-
-/// A sink that plays each capture on a copy of the position and hands the child on.
-struct Children<'a, R: Rules, F: FnMut(&Position)> {
-    pos: &'a Position,
-    f: F,
-    rules: std::marker::PhantomData<R>,
-}
-
-impl<R: Rules, F: FnMut(&Position)> Sink for Children<'_, R, F> {
-    #[inline(always)]
-    fn emit(&mut self, from: u8, to: u8, _len: u8, captured: u32, _path: u64) {
-        let mut c = *self.pos;
-        c.play_unhashed::<R>(1 << from, 1 << to, captured);
-        (self.f)(&c);
-    }
-}
-
-/// Calls `f` with every child of `pos` (every capture path), in generation order,
-/// without a move list; the children's keys are stale (perft only). English only:
-/// mini-checkers' passes and ends need [`generate`].
-#[inline(always)]
-pub(crate) fn for_each_child<R: Rules>(pos: &Position, mut f: impl FnMut(&Position)) {
-    debug_assert!(R::KINGS_AND_MULTI_JUMPS);
-    let s = Sides::of::<R>(pos);
-    let j = Jumpers::of::<R>(&s);
-    if j.any() {
-        let mut sink = Children::<R, _> {
-            pos,
-            f,
-            rules: std::marker::PhantomData,
-        };
-        gen_captures::<R, _>(&s, &j, &mut sink);
-        return;
-    }
-    for_each_quiet::<R>(&s, |from, to| {
-        let mut c = *pos;
-        c.play_unhashed::<R>(from, to, 0);
-        f(&c);
-    });
-}
-
-/// A sink that adds the bulk count of the opponent's reply to each capture of
-/// `s` (perft at depth 2 without a move list or child positions).
-struct CountReplies<R: Rules> {
-    s: Sides,
-    their_kings: u32,
-    n: u64,
-    rules: std::marker::PhantomData<R>,
-}
-
-impl<R: Rules> Sink for CountReplies<R> {
-    #[inline(always)]
-    fn emit(&mut self, from: u8, to: u8, _len: u8, captured: u32, _path: u64) {
-        let moved = (1 << from) ^ (1 << to);
-        self.n += count_sides::<R>(&self.s.reply(self.their_kings, moved, captured));
-    }
-}
-
-/// Perft at depth 2: the sum of the bulk counts of every child. Moves are played
-/// on the bitboards of the opponent's reply, with no move list and no child
-/// positions (the opponent's move count does not care whether our man was crowned).
-#[inline(always)]
-pub(crate) fn count_depth2<R: Rules>(pos: &Position) -> u64 {
-    if !R::KINGS_AND_MULTI_JUMPS {
-        // mini: passes and empty sides; rare and cheap enough the plain way
-        let mut list = MoveList::new();
-        generate::<R>(pos, &mut list);
-        return list
-            .iter()
-            .map(|&m| {
-                let mut c = *pos;
-                c.apply::<R, false>(m);
-                count::<R>(&c)
-            })
-            .sum();
-    }
-    let mut s = Sides::of::<R>(pos);
-    let their_kings = pos.kings().0 & s.opp;
-    // one copy of the body per colour, so directions are constants in each
-    match s.color {
-        Color::Black => {
-            s.color = Color::Black;
-            count_depth2_sides::<R>(s, their_kings)
-        }
-        Color::White => {
-            s.color = Color::White;
-            count_depth2_sides::<R>(s, their_kings)
-        }
-    }
-}
-
-#[inline(always)]
-fn count_depth2_sides<R: Rules>(s: Sides, their_kings: u32) -> u64 {
-    let j = Jumpers::of::<R>(&s);
-    if j.any() {
-        let mut sink = CountReplies::<R> {
-            s,
-            their_kings,
-            n: 0,
-            rules: std::marker::PhantomData,
-        };
-        gen_captures::<R, _>(&s, &j, &mut sink);
-        return sink.n;
-    }
-    let mut n = 0;
-    let reply_steps = ReplySteps::of::<R>(&s, their_kings);
-    // when the opponent can capture already, every reply is counted in full
-    let all_capture = reply_steps.can_capture(&s);
-    for (d, movers) in step_directions(&s) {
-        if movers == 0 {
-            continue;
-        }
-        let to = step::<R>(movers, d) & s.empty;
-        let r = reverse(d);
-        let mut capturing = if all_capture {
-            to
-        } else {
-            to & reply_steps.captures_after_step::<R>(d)
-        };
-        let quiet = to & !capturing;
-        let from = step::<R>(quiet, r);
-        n += u64::from(quiet.count_ones()) * reply_steps.quiets;
-        n += u64::from(reply_steps.onto(from));
-        n -= u64::from(reply_steps.onto(quiet));
-        while capturing != 0 {
-            let t = capturing & capturing.wrapping_neg();
-            capturing ^= t;
-            let moved = t | step::<R>(t, r);
-            n += count_sides::<R>(&s.reply(their_kings, moved, 0));
-        }
-    }
-    n
-}
-
-/// The opponent's one-step reach in a position where we are to move and have
-/// no capture: enough to count the opponent's replies to each of our quiet
-/// moves without playing them (a quiet move changes only two squares).
-struct ReplySteps {
-    /// Squares the opponent's pieces could step onto in each direction (empty or not).
-    onto: [u32; 4],
-    /// The opponent's quiet moves here.
-    quiets: u64,
-    /// Squares where our piece would be jumped: an opponent's piece behind it and
-    /// an empty square beyond it in some direction.
-    exposed: u32,
-    /// Squares that, emptied, become an opponent's landing square: beyond one of
-    /// our pieces with an opponent's piece behind it.
-    landings: u32,
-}
-
-impl ReplySteps {
-    #[inline(always)]
-    fn of<R: Rules>(s: &Sides, their_kings: u32) -> ReplySteps {
-        let mut onto = [0u32; 4];
-        for d in forward(!s.color) {
-            onto[d as usize] = step::<R>(s.opp, d);
-        }
-        if their_kings != 0 {
-            for d in forward(s.color) {
-                onto[d as usize] = step::<R>(their_kings, d);
-            }
-        }
-        let ours = s.men | s.kings;
-        let (mut quiets, mut exposed, mut landings) = (0, 0, 0);
-        for (d, &o) in onto.iter().enumerate() {
-            let d = d as u8;
-            quiets += (o & s.empty).count_ones();
-            exposed |= o & step::<R>(s.empty, reverse(d));
-            landings |= step::<R>(o & ours, d);
-        }
-        ReplySteps {
-            onto,
-            quiets: u64::from(quiets),
-            exposed,
-            landings,
-        }
-    }
-
-    /// Whether the opponent has a capture here.
-    #[inline(always)]
-    fn can_capture(&self, s: &Sides) -> bool {
-        self.exposed & (s.men | s.kings) != 0
-    }
-
-    /// The target squares of our quiet steps in direction `d` after which the
-    /// opponent has a capture (given it has none now): it jumps the moved piece,
-    /// possibly onto the square just left, or lands on the square just left.
-    #[inline(always)]
-    fn captures_after_step<R: Rules>(&self, d: u8) -> u32 {
-        self.exposed | self.onto[reverse(d) as usize] | step::<R>(self.landings, d)
-    }
-
-    /// The number of opponent's steps onto the squares of `b` (empty or not).
-    #[inline(always)]
-    fn onto(&self, b: u32) -> u32 {
-        self.onto.iter().map(|&o| (o & b).count_ones()).sum()
-    }
-}
-
-/// The bulk count of a side with pieces (English, or mini with both sides present
-/// and a capture or quiet move).
-#[inline(always)]
-fn count_sides<R: Rules>(s: &Sides) -> u64 {
-    let j = Jumpers::of::<R>(s);
-    if j.any() {
-        count_captures::<R>(s, &j)
-    } else {
-        count_quiets::<R>(s)
-    }
-}
-
-/// The number of legal moves, every capture path counted (perft's bulk count).
-#[inline]
-pub(crate) fn count<R: Rules>(pos: &Position) -> u64 {
-    if !R::KINGS_AND_MULTI_JUMPS && mini_someone_empty(pos) {
-        return 0;
-    }
-    let s = Sides::of::<R>(pos);
-    let j = Jumpers::of::<R>(&s);
-    if j.any() {
-        return count_captures::<R>(&s, &j);
-    }
-    let n = count_quiets::<R>(&s);
-    if !R::KINGS_AND_MULTI_JUMPS && n == 0 && mini_must_pass::<R>(pos) {
-        return 1;
-    }
-    n
 }
