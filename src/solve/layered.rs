@@ -21,16 +21,19 @@
 //! moves share much of their work (see [`Mover`]). A list entry carries the
 //! position's index next to its key, found when the position was reached.
 
-use super::index::{class_number, class_sides, class_size, locate, locate_checked, CLASSES};
+use super::index::{class_number, class_sides, class_size, locate_checked, CLASSES};
 use super::key;
 use super::keymoves::{self, Mover, Next, Out};
-use super::memo::{prefetch, prefetch_at};
+use super::layer_sort::{Sorter, CHUNK};
+use super::memo::prefetch;
+#[cfg(test)]
+use super::reached::{entry, TARGETS};
+use super::reached::{mark, unentry, Blocks, Found};
 use super::value::{packed_before_move, packed_order};
 use super::zeroed::{Arena, Run, Zeroed};
 use super::GameValue;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The most men a layer may hold (the start position's 12).
@@ -39,13 +42,6 @@ const MAX_MEN: usize = 12;
 const MAX_ADVANCEMENT: usize = 60;
 const ADVANCEMENTS: usize = MAX_ADVANCEMENT + 1;
 const LAYERS: usize = (MAX_MEN + 1) * ADVANCEMENTS;
-/// The layers a layer's children can be in: the next one (regular moves) and
-/// four with a man fewer (captures).
-const TARGETS: usize = 5;
-/// How many positions ahead the forward sweep asks for the marks it reads.
-const AHEAD: usize = 16;
-/// Positions a thread takes at a time.
-const CHUNK: usize = 2048;
 
 /// The layer of a key, or `None` for a position no layer holds.
 #[inline(always)]
@@ -102,275 +98,6 @@ fn best_move_value(children: impl Iterator<Item = u16>) -> u16 {
         })
         .max_by_key(|&p| packed_order(p))
         .expect("at least one move")
-}
-
-/// Marks `key` as reached in `seen` (by class); returns its list entry if
-/// it was new.
-#[inline(always)]
-fn mark(seen: &[Option<Zeroed<AtomicU64>>], key: u64) -> Option<u64> {
-    let (class, i) = locate(key);
-    let words = seen[class].as_ref().expect("a child's class has room");
-    set_new(&words[i / 64], 1 << (i % 64)).then(|| entry(key, i))
-}
-
-/// Asks the CPU to start loading the marks of the children by regular moves
-/// of the position with key `key` (which all lie in one block of their
-/// class, shared by the positions with the same men for the side not
-/// moving).
-#[inline(always)]
-fn prefetch_marks(seen: &[Option<Zeroed<AtomicU64>>], key: u64) {
-    let (us, them) = key::split(key);
-    if us == 0 || them == 0 {
-        return;
-    }
-    let (class, base, len) = keymoves::step_block(key);
-    if let Some(words) = &seen[class] {
-        // a line of eight words at a time (a hint: no bounds to check)
-        for w in (base / 64..(base + len).div_ceil(64)).step_by(8) {
-            prefetch_at(words.as_ptr().wrapping_add(w));
-        }
-    }
-}
-
-/// Where a list entry keeps the index of its position in its class.
-const INDEX_SHIFT: u32 = 38;
-
-/// The list entry of the position with key `key` and index `index` in its
-/// class: the key, and above it the index.
-#[inline(always)]
-fn entry(key: u64, index: usize) -> u64 {
-    key | (index as u64) << INDEX_SHIFT
-}
-
-/// The key and the index of a list entry.
-#[inline(always)]
-fn unentry(entry: u64) -> (u64, usize) {
-    (
-        entry & ((1 << INDEX_SHIFT) - 1),
-        (entry >> INDEX_SHIFT) as usize,
-    )
-}
-
-/// Sets `bit` of `word`; returns whether it was clear (the locked operation
-/// only when a plain load says so: most children were reached before).
-#[inline(always)]
-fn set_new(word: &AtomicU64, bit: u64) -> bool {
-    word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
-}
-
-/// Keys per block of a list of children.
-const BLOCK: usize = 4096;
-
-/// Blocks of [`BLOCK`] keys' room, reused from layer to layer: the build
-/// touches fresh memory only as its lists grow, which on a virtual machine
-/// costs more than filling them.
-#[derive(Default)]
-struct Blocks(Mutex<Vec<Vec<u64>>>);
-
-impl Blocks {
-    /// An empty block.
-    fn take(&self) -> Vec<u64> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(BLOCK))
-    }
-
-    /// Takes back `blocks`, emptied.
-    fn give(&self, blocks: impl IntoIterator<Item = Vec<u64>>) {
-        let mut pool = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        pool.extend(blocks.into_iter().map(|mut b| {
-            b.clear();
-            b
-        }));
-    }
-}
-
-/// The children of part of a layer not reached before, by target (each a list
-/// of blocks), and the keys the turn passes to (which are in the layer
-/// itself).
-struct Found<'a> {
-    lists: [Vec<Vec<u64>>; TARGETS],
-    passes: Vec<u64>,
-    blocks: &'a Blocks,
-}
-
-impl<'a> Found<'a> {
-    /// Nothing found yet; blocks come from `blocks`.
-    fn new(blocks: &'a Blocks) -> Found<'a> {
-        Found {
-            lists: Default::default(),
-            passes: Vec::new(),
-            blocks,
-        }
-    }
-
-    /// Adds the children of `parents` not reached before, marking them in
-    /// `seen`. (The marks a parent's children read lie close together, as
-    /// the parents are sorted: asking for them ahead of time gains nothing.)
-    fn expand(mut self, seen: &[Option<Zeroed<AtomicU64>>], parents: &[AtomicU64]) -> Found<'a> {
-        let mut out = Out::new();
-        let mut mover = Mover::new();
-        // the men of the side not moving of the last position looked ahead at
-        let them = |key: &AtomicU64| key::split(unentry(key.load(Relaxed)).0).1;
-        let mut ahead = parents.get(AHEAD - 1).map_or(0, them);
-        for (j, key) in parents.iter().enumerate() {
-            // the marks the positions a little ahead will read, where the
-            // men of the side not moving change
-            if let Some(next) = parents.get(j + AHEAD) {
-                let next = unentry(next.load(Relaxed)).0;
-                if key::split(next).1 != ahead {
-                    ahead = key::split(next).1;
-                    prefetch_marks(seen, next);
-                }
-            }
-            match mover.next::<true>(unentry(key.load(Relaxed)).0, &mut out) {
-                Next::Moves { count, .. } => {
-                    let words = seen[out.class].as_ref().expect("a child's class has room");
-                    for ((&c, &row), &i) in
-                        out.keys[..count].iter().zip(&out.taken_row).zip(&out.index)
-                    {
-                        let i = i as usize;
-                        if set_new(&words[i / 64], 1 << (i % 64)) {
-                            self.push(usize::from(row), entry(c, i));
-                        }
-                    }
-                }
-                Next::Pass(p) => self.passes.push(p),
-                Next::Over => {}
-            }
-        }
-        self
-    }
-
-    /// Adds `entry` to the list of target `target`.
-    #[inline(always)]
-    fn push(&mut self, target: usize, entry: u64) {
-        let list = &mut self.lists[target];
-        match list.last_mut() {
-            Some(block) if block.len() < BLOCK => block.push(entry),
-            _ => {
-                let mut block = self.blocks.take();
-                block.push(entry);
-                list.push(block);
-            }
-        }
-    }
-}
-
-/// The first and second radix digits of a key's men of the side not moving.
-#[inline(always)]
-fn them_digits(key: u64) -> (usize, usize) {
-    (((key >> 27) & 511) as usize, ((key >> 18) & 511) as usize)
-}
-
-/// The longest run of equal high digits sorted by comparison rather than by
-/// counting (whose 512 counters cost more than a short run).
-const SMALL_RUN: usize = 128;
-
-/// The work space of [`Sorter::sort_by_them`], kept from layer to layer.
-#[derive(Default)]
-struct Sorter {
-    /// For each list, where its keys of each high digit go.
-    starts: Vec<u32>,
-}
-
-impl Sorter {
-    /// Writes the keys of `lists` to `out` (as long as all of them), sorted
-    /// by the men of the side not moving, on all threads: first by the high
-    /// digit, then each run of equal high digits in place by the low one.
-    fn sort_by_them(&mut self, lists: &[Vec<u64>], out: &[AtomicU64]) {
-        let n = out.len();
-        if n < 4 * CHUNK {
-            let mut all: Vec<u64> = lists.iter().flatten().copied().collect();
-            all.sort_unstable_by_key(|&k| (k >> 18) & 0x3_ffff);
-            for (o, k) in out.iter().zip(all) {
-                o.store(k, Relaxed);
-            }
-            return;
-        }
-        // each list's count of each high digit, then the runs of each digit,
-        // then each list's place in them (list by list: the counts of one
-        // list are contiguous)
-        let starts = &mut self.starts;
-        starts.clear();
-        starts.resize(lists.len() * 512, 0);
-        starts
-            .par_chunks_mut(512)
-            .zip(lists)
-            .for_each(|(count, list)| {
-                for &k in list {
-                    count[them_digits(k).0] += 1;
-                }
-            });
-        let mut runs = [0u32; 513];
-        for count in starts.chunks(512) {
-            for (total, &c) in runs[1..].iter_mut().zip(count) {
-                *total += c;
-            }
-        }
-        for d in 0..512 {
-            runs[d + 1] += runs[d];
-        }
-        debug_assert_eq!(runs[512] as usize, n, "the output is as long as the lists");
-        let mut at: [u32; 512] = runs[..512].try_into().expect("512 digits");
-        for start in starts.chunks_mut(512) {
-            for (place, at) in start.iter_mut().zip(&mut at) {
-                (*place, *at) = (*at, *at + *place);
-            }
-        }
-        lists
-            .par_iter()
-            .zip(starts.par_chunks(512))
-            .for_each(|(list, start)| {
-                let mut start: [u32; 512] = start.try_into().expect("512 digits");
-                for &k in list {
-                    let d = them_digits(k).0;
-                    out[start[d] as usize].store(k, Relaxed);
-                    start[d] += 1;
-                }
-            });
-        // the digits in groups of about equal numbers of keys, one task each
-        let mut groups = vec![0];
-        for d in 1..512 {
-            if (runs[d] - runs[groups[groups.len() - 1]]) as usize >= n / 32 {
-                groups.push(d);
-            }
-        }
-        groups.push(512);
-        groups.par_windows(2).for_each_init(Vec::new, |keys, w| {
-            for d in w[0]..w[1] {
-                sort_by_low_digit(&out[runs[d] as usize..runs[d + 1] as usize], keys);
-            }
-        });
-    }
-}
-
-/// Sorts `run` by the low digit of the men of the side not moving, through
-/// `keys` (any room; it is reused from run to run).
-fn sort_by_low_digit(run: &[AtomicU64], keys: &mut Vec<u64>) {
-    keys.clear();
-    keys.extend(run.iter().map(|k| k.load(Relaxed)));
-    if run.len() <= SMALL_RUN {
-        keys.sort_unstable_by_key(|&k| them_digits(k).1);
-        for (r, &k) in run.iter().zip(keys.iter()) {
-            r.store(k, Relaxed);
-        }
-        return;
-    }
-    let mut count = [0u32; 513];
-    for &k in keys.iter() {
-        count[them_digits(k).1 + 1] += 1;
-    }
-    for i in 1..513 {
-        count[i] += count[i - 1];
-    }
-    for &k in keys.iter() {
-        let low = &mut count[them_digits(k).1];
-        run[*low as usize].store(k, Relaxed);
-        *low += 1;
-    }
 }
 
 /// The positions of one material class that a game reaches, and their values.

@@ -29,15 +29,19 @@
 //! - `keymoves`: the moves of a position made directly on its key.
 //! - `index`: a dense numbering of the positions of each material class.
 //! - `zeroed`: large zero-filled arrays on huge pages, for the build.
-//! - `layered`: the layer-by-layer build of every reachable position.
+//! - `layered`: the layer-by-layer build of every reachable position;
+//!   `reached`: its marks of the positions seen and lists of new ones;
+//!   `layer_sort`: its sort of a layer's list.
 //! - `solver`: `MiniSolver`, memoised negamax over the game DAG.
 //! - `table`: `MiniTablebase`, the shared table of every reachable position.
 
 mod index;
 mod key;
 mod keymoves;
+mod layer_sort;
 mod layered;
 mod memo;
+mod reached;
 mod solver;
 mod table;
 mod value;
