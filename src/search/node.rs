@@ -4,7 +4,6 @@
 //! resolution at the leaves.
 
 use super::reductions::late_move_reduction;
-use super::singular::Singular;
 use super::stats::Stats;
 use super::tt::{Bound, Entry, TranspositionTable};
 use super::{
@@ -49,6 +48,16 @@ pub(super) struct Worker<'a, 'r> {
     pub(super) excluded: [Option<Move>; MAX_PLY],
     /// The depth of the current iteration at the root.
     pub(super) root_depth: i32,
+}
+
+/// What the singular test found at a node.
+pub(super) enum Singular {
+    /// Not tested, or another move comes near the table move: search as usual.
+    No,
+    /// Every other move stays under the margin: search this one a ply deeper.
+    Extend(Move),
+    /// Another move also clears beta: the node fails high with this score.
+    FailHigh(i32),
 }
 
 #[inline]

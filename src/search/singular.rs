@@ -1,7 +1,7 @@
 //! Singular extensions: whether the table's move at a node stands alone,
 //! found by searching the node's other moves shallower below its score.
 
-use super::node::{from_tt, Worker};
+use super::node::{from_tt, Singular, Worker};
 use super::tt::{Bound, Entry};
 use super::WIN_BOUND;
 use crate::board::{Move, Position, Rules};
@@ -12,16 +12,6 @@ const SINGULAR_DEPTH: i32 = 8;
 const SINGULAR_ENTRY_SLACK: i32 = 3;
 /// Centi-men a ply of depth below the table's score that the other moves must stay under.
 const SINGULAR_MARGIN_PER_PLY: i32 = 2;
-
-/// What the singular test found at a node.
-pub(super) enum Singular {
-    /// Not tested, or another move comes near the table move: search as usual.
-    No,
-    /// Every other move stays under the margin: search this one a ply deeper.
-    Extend(Move),
-    /// Another move also clears beta: the node fails high with this score.
-    FailHigh(i32),
-}
 
 impl Worker<'_, '_> {
     /// Tests whether `ttm`, the move of the table's `entry` for `pos`, is

@@ -1,7 +1,7 @@
 //! `kingme egdb build`: its options, progress bar and per-slice lines (time,
 //! peak memory, bytes).
 
-use super::{dir_of, DirArg};
+use super::dir::{dir_of, DirArg};
 use clap::Args;
 use kingme::egdb::{self, Material};
 use std::time::Instant;

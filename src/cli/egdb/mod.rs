@@ -10,7 +10,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 mod build;
+mod dir;
 use build::{run_build, BuildArgs};
+use dir::dir_of;
+pub use dir::DirArg;
 
 #[derive(Subcommand, Debug)]
 pub enum EgdbCommand {
@@ -70,13 +73,6 @@ pub struct ConvertArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct DirArg {
-    /// Database directory [default: $KINGME_EGDB, else ~/.local/share/kingme/egdb].
-    #[arg(long, value_name = "DIR")]
-    pub(super) dir: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
 pub struct ProbeArgs {
     #[command(flatten)]
     dir: DirArg,
@@ -113,13 +109,6 @@ pub struct PlanArgs {
     /// One JSON array (name, pieces, positions, bytes, depends) instead of lines.
     #[arg(long)]
     json: bool,
-}
-
-pub(super) fn dir_of(a: &DirArg) -> Result<PathBuf, String> {
-    a.dir
-        .clone()
-        .or_else(egdb::default_dir)
-        .ok_or_else(|| "no database directory: give --dir or set KINGME_EGDB".to_string())
 }
 
 fn open(dir: &PathBuf) -> Result<Tablebase, String> {
