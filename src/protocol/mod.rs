@@ -35,4 +35,4 @@ pub use parse::shorten;
 pub use response::{help_text, Refusal, Response, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
 pub use session::{Flow, Session, SessionConfig, AUTH_REQUEST};
-pub use token::{Token, TokenError, MAX_TOKEN};
+pub use token::{Token, TokenError, MAX_TOKEN, TOKEN_ENV};
