@@ -8,6 +8,7 @@
 use kingme::eval::{EvalCache, Network};
 use kingme::{Position, Variant};
 use std::time::Instant;
+
 fn main() {
     let net = match std::env::args().nth(1) {
         Some(path) => Network::load(std::path::Path::new(&path)).unwrap_or_else(|e| {
@@ -34,34 +35,29 @@ fn main() {
         pos = next;
     }
     let mut cache = EvalCache::new();
-    let t = Instant::now();
     let mut s = 0i64;
-    for _ in 0..1000 {
-        for p in &positions {
-            s += cache.evaluate(&net, p) as i64;
-        }
-    }
-    let e = t.elapsed();
-    println!("cached: {:.1} ns/eval ({s})", e.as_nanos() as f64 / 1e6);
-    let t = Instant::now();
-    for _ in 0..100 {
-        for p in &positions {
-            s += net.evaluate(p) as i64;
-        }
-    }
-    println!(
-        "fresh: {:.1} ns/eval ({s})",
-        t.elapsed().as_nanos() as f64 / 1e5
-    );
+    let ns = ns_per_eval(&positions, 1000, &mut s, |p| cache.evaluate(&net, p) as i64);
+    println!("cached: {ns:.1} ns/eval ({s})");
+    let ns = ns_per_eval(&positions, 100, &mut s, |p| net.evaluate(p) as i64);
+    println!("fresh: {ns:.1} ns/eval ({s})");
     let pw = kingme::eval::LearnedWeights::builtin();
+    let ns = ns_per_eval(&positions, 1000, &mut s, |p| pw.evaluate(p) as i64);
+    println!("patterns: {ns:.1} ns/eval ({s})");
+}
+
+/// Nanoseconds per call of `eval`, called `rounds` times on each of
+/// `positions`; its scores are added to `sum` (so no call is left out).
+fn ns_per_eval(
+    positions: &[Position],
+    rounds: u32,
+    sum: &mut i64,
+    mut eval: impl FnMut(&Position) -> i64,
+) -> f64 {
     let t = Instant::now();
-    for _ in 0..1000 {
-        for p in &positions {
-            s += pw.evaluate(p) as i64;
+    for _ in 0..rounds {
+        for p in positions {
+            *sum += eval(p);
         }
     }
-    println!(
-        "patterns: {:.1} ns/eval ({s})",
-        t.elapsed().as_nanos() as f64 / 1e6
-    );
+    t.elapsed().as_nanos() as f64 / (f64::from(rounds) * positions.len() as f64)
 }

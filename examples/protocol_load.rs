@@ -7,8 +7,11 @@
 //!     [--kingme target/release/kingme] [--idle 1000] [--clients 200] [--seconds 10] [--stops 300]
 //! ```
 
+#[path = "../tests/common/listen.rs"]
+mod listen;
+
 use kingme::protocol::Response;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,24 +60,8 @@ fn start(kingme: &str, idle: usize) -> (Child, SocketAddr) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start kingme (build it first: cargo build --release)");
-    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if err.read_line(&mut line).unwrap_or(0) == 0 {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("kingme printed no address");
-        }
-        if let Some(a) = line.trim().strip_prefix("kingme listening on ") {
-            let addr = a.parse().expect("address");
-            std::thread::spawn(move || {
-                let mut sink = Vec::new();
-                let _ = err.read_to_end(&mut sink);
-            });
-            return (child, addr);
-        }
-    }
+    let addr = listen::listening_address(&mut child);
+    (child, addr)
 }
 
 fn rss_mib(pid: u32) -> f64 {

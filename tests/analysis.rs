@@ -257,13 +257,8 @@ fn analyze_streams_lines_until_stop() {
     seen.extend(rest);
     // more samples of the stop latency, stopped at different moments
     for wait in [0u64, 5, 20, 50, 120, 250] {
-        c.send("analyze");
-        read_until(&mut c, "info ");
-        std::thread::sleep(Duration::from_millis(wait));
-        let t = Instant::now();
-        c.send("stop");
-        read_until(&mut c, "bestmove");
-        latencies.push(t.elapsed());
+        let wait = Duration::from_millis(wait);
+        latencies.push(common::stop_latency(&mut c, "analyze", "info ", wait));
     }
     latencies.sort();
     let median = latencies[latencies.len() / 2];

@@ -4,11 +4,13 @@
 //! engine answers from the book only where it should (and plays on without a
 //! book it could not open).
 
+mod common;
+
 use kingme::board::{Game, Position, Variant};
 use kingme::book::{self, file, stats, Book, BuildOptions};
 use kingme::engine::{Engine, EngineOption, Event, Limits};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -46,11 +48,36 @@ fn tiny(dir: &Path) -> PathBuf {
     path
 }
 
-#[test]
-fn a_tiny_book_round_trips_and_every_move_is_legal() {
-    let dir = temp_dir("round");
+/// [`tiny`] in a fresh directory named by `tag`: the directory, the book's
+/// path and the book.
+fn tiny_book(tag: &str) -> (PathBuf, PathBuf, Book) {
+    let dir = temp_dir(tag);
     let path = tiny(&dir);
     let book = Book::open(&path).unwrap();
+    (dir, path, book)
+}
+
+/// The first entry of `book` that `pred` accepts (`what` it is).
+fn entry_where(book: &Book, what: &str, pred: impl Fn(&file::RawEntry) -> bool) -> file::RawEntry {
+    book.view()
+        .entries()
+        .into_iter()
+        .find(|e| pred(e))
+        .expect(what)
+}
+
+/// An engine that plays from the book at `path`.
+fn engine_with_book(path: &Path) -> Engine {
+    let mut e = Engine::new();
+    e.set(EngineOption::BookFile(path.display().to_string()))
+        .unwrap();
+    e.set(EngineOption::OwnBook(true)).unwrap();
+    e
+}
+
+#[test]
+fn a_tiny_book_round_trips_and_every_move_is_legal() {
+    let (_, path, book) = tiny_book("round");
     assert_eq!(book.len(), 200);
     let view = book.view();
     assert_eq!(view.params.depth, 4);
@@ -109,44 +136,32 @@ fn corrupt_truncated_or_foreign_files_are_refused_by_name() {
     let dir = temp_dir("corrupt");
     let path = tiny(&dir);
     let good = std::fs::read(&path).unwrap();
-    let name = |p: &Path| p.display().to_string();
+    // `bytes` as `file` of the directory: the error opening it, and its name
+    let refused = |file: &str, bytes: &[u8]| {
+        let p = dir.join(file);
+        std::fs::write(&p, bytes).unwrap();
+        (
+            Book::open(&p).unwrap_err().to_string(),
+            p.display().to_string(),
+        )
+    };
 
-    let flipped = dir.join("flipped.kmb");
     let mut bytes = good.clone();
     let at = bytes.len() - 5;
     bytes[at] ^= 0x10;
-    std::fs::write(&flipped, &bytes).unwrap();
-    let err = Book::open(&flipped).unwrap_err().to_string();
-    assert!(
-        err.contains(&name(&flipped)) && err.contains("checksum"),
-        "{err}"
-    );
+    let (err, name) = refused("flipped.kmb", &bytes);
+    assert!(err.contains(&name) && err.contains("checksum"), "{err}");
 
-    let short = dir.join("short.kmb");
-    std::fs::write(&short, &good[..good.len() - 12]).unwrap();
-    let err = Book::open(&short).unwrap_err().to_string();
-    assert!(
-        err.contains(&name(&short)) && err.contains("bytes"),
-        "{err}"
-    );
+    let (err, name) = refused("short.kmb", &good[..good.len() - 12]);
+    assert!(err.contains(&name) && err.contains("bytes"), "{err}");
 
-    let version = dir.join("version.kmb");
     let mut bytes = good.clone();
     bytes[8] = 9;
-    std::fs::write(&version, &bytes).unwrap();
-    let err = Book::open(&version).unwrap_err().to_string();
-    assert!(
-        err.contains(&name(&version)) && err.contains("version 9"),
-        "{err}"
-    );
+    let (err, name) = refused("version.kmb", &bytes);
+    assert!(err.contains(&name) && err.contains("version 9"), "{err}");
 
-    let text = dir.join("text.kmb");
-    std::fs::write(
-        &text,
-        "not a book at all, but long enough to hold a header of sixty-four bytes",
-    )
-    .unwrap();
-    let err = Book::open(&text).unwrap_err().to_string();
+    let text = b"not a book at all, but long enough to hold a header of sixty-four bytes";
+    let (err, _) = refused("text.kmb", text);
     assert!(err.contains("not a kingme book"), "{err}");
 
     // a checksum recomputed over a body whose entries are out of order is
@@ -219,13 +234,7 @@ fn verify_finds_an_illegal_or_missing_move() {
 
 fn answer(engine: &mut Engine, game: &Game, limits: Limits) -> (Vec<Event>, kingme::Move) {
     let events = engine.search_blocking(game, limits);
-    let mv = events
-        .iter()
-        .find_map(|e| match e {
-            Event::BestMove { mv, .. } => *mv,
-            _ => None,
-        })
-        .expect("a move");
+    let mv = common::best_move(&events);
     (events, mv)
 }
 
@@ -238,13 +247,8 @@ fn movetime(ms: u64) -> Limits {
 
 #[test]
 fn the_engine_answers_from_the_book_only_in_it_and_only_for_a_game_move() {
-    let dir = temp_dir("engine");
-    let path = tiny(&dir);
-    let book = Book::open(&path).unwrap();
-    let mut e = Engine::new();
-    e.set(EngineOption::BookFile(path.display().to_string()))
-        .unwrap();
-    e.set(EngineOption::OwnBook(true)).unwrap();
+    let (_, path, book) = tiny_book("engine");
+    let mut e = engine_with_book(&path);
     let game = Game::new(Variant::English);
     let best = book.probe(game.position()).unwrap()[0];
     // in the book: the best book move, no search
@@ -278,25 +282,15 @@ fn the_engine_answers_from_the_book_only_in_it_and_only_for_a_game_move() {
 
 #[test]
 fn book_variety_zero_is_deterministic_and_above_zero_varies() {
-    let dir = temp_dir("variety");
-    let path = tiny(&dir);
-    let book = Book::open(&path).unwrap();
+    let (_, path, book) = tiny_book("variety");
     // a position whose two best moves are within 20 centi-men
-    let pos = book
-        .view()
-        .entries()
-        .into_iter()
-        .map(|e| e.pos)
-        .find(|p| {
-            let m = book.probe(p).unwrap();
-            m.len() >= 2 && m[0].value - m[1].value <= 20 && m[0].value.abs() < 1000
-        })
-        .expect("a position with two good moves");
+    let pos = entry_where(&book, "a position with two good moves", |e| {
+        let m = book.probe(&e.pos).unwrap();
+        m.len() >= 2 && m[0].value - m[1].value <= 20 && m[0].value.abs() < 1000
+    })
+    .pos;
     let game = Game::from_position(pos);
-    let mut e = Engine::new();
-    e.set(EngineOption::BookFile(path.display().to_string()))
-        .unwrap();
-    e.set(EngineOption::OwnBook(true)).unwrap();
+    let mut e = engine_with_book(&path);
     let first = answer(&mut e, &game, movetime(1000)).1;
     for _ in 0..30 {
         assert_eq!(answer(&mut e, &game, movetime(1000)).1, first);
@@ -322,27 +316,13 @@ fn over_the_protocol_a_bad_book_is_one_error_and_the_engine_plays_on() {
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.truncate(100);
     std::fs::write(&corrupt, &bytes).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .env_remove("KINGME_EGDB")
-        .spawn()
-        .unwrap();
     let script = format!(
         "setoption name OwnBook value true\nsetoption name BookFile value {}\nsetoption name BookFile value {}\nposition startpos\ngo movetime 3000\nquit\n",
         path.display(),
         corrupt.display()
     );
     // quit waits for the answer of a running search
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::cli::kingme_with_input(&[], &script);
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     let errors: Vec<&&str> = lines.iter().filter(|l| l.starts_with("error")).collect();
@@ -441,9 +421,7 @@ fn stored_value(entries: &[file::RawEntry], pos: &Position, mv: kingme::Move) ->
 #[test]
 fn learning_moves_the_exit_move_towards_its_games_and_backs_values_up_again() {
     use kingme::board::Outcome;
-    let dir = temp_dir("learn");
-    let path = tiny(&dir);
-    let book = Book::open(&path).unwrap();
+    let (_, _, book) = tiny_book("learn");
     let view = book.view();
     let before = view.entries();
     // a book position with a move out of the book that is no win or loss
@@ -513,15 +491,10 @@ fn learning_moves_the_exit_move_towards_its_games_and_backs_values_up_again() {
 
 #[test]
 fn the_command_line_learns_from_pdn_files() {
-    let dir = temp_dir("learn-cli");
-    let path = tiny(&dir);
-    let book = Book::open(&path).unwrap();
-    let e = book
-        .view()
-        .entries()
-        .into_iter()
-        .find(|e| e.pos == Position::startpos(Variant::English))
-        .expect("the start is a root");
+    let (dir, path, book) = tiny_book("learn-cli");
+    let e = entry_where(&book, "the start is a root", |e| {
+        e.pos == Position::startpos(Variant::English)
+    });
     // the start's best move out of the book, lost by Black (its mover) twice
     let raw = *e
         .moves

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::cli::{kingme, temp_dir, text};
+use common::cli::{kingme, kingme_egdb, kingme_with_input, temp_dir, text};
 use kingme::board::{Position, Variant};
 use kingme::egdb::{self, Material, Tablebase, Wdl};
 use std::path::Path;
@@ -15,17 +15,12 @@ use std::sync::Arc;
 
 /// `kingme egdb build --quiet --threads 2 --pieces N --dir DIR`, run to its end.
 fn build_cli(dir: &Path, pieces: u32) -> std::process::Output {
-    kingme(&[
-        "egdb",
+    let pieces = pieces.to_string();
+    kingme_egdb(
         "build",
-        "--quiet",
-        "--threads",
-        "2",
-        "--pieces",
-        &pieces.to_string(),
-        "--dir",
-        dir.to_str().unwrap(),
-    ])
+        &["--quiet", "--threads", "2", "--pieces", &pieces],
+        dir,
+    )
 }
 
 /// [`build_cli`], which must succeed.
@@ -35,9 +30,7 @@ fn build(dir: &Path, pieces: u32) {
 }
 
 fn probe(dir: &Path, fens: &[&str]) -> (Vec<String>, String) {
-    let mut args = vec!["egdb", "probe", "--dir", dir.to_str().unwrap()];
-    args.extend_from_slice(fens);
-    let out = kingme(&args);
+    let out = kingme_egdb("probe", fens, dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     (
         text(&out.stdout).lines().map(str::to_string).collect(),
@@ -67,7 +60,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice() {
     let dir = temp_dir("egdb-four");
     build(&dir, 4);
-    let out = kingme(&["egdb", "verify", "--dir", dir.to_str().unwrap()]);
+    let out = kingme_egdb("verify", &[], &dir);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("0 failed"), "{stdout}");
@@ -89,7 +82,7 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
     assert_eq!(lines, want);
 
     // stats: every slice listed, wins, draws and losses add up to the positions
-    let out = kingme(&["egdb", "stats", "--dir", dir.to_str().unwrap()]);
+    let out = kingme_egdb("stats", &[], &dir);
     assert!(out.status.success());
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().count(), egdb::plan(4).len() + 2, "{stdout}");
@@ -105,30 +98,12 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
     assert_eq!(plan.len(), egdb::plan(4).len());
     let one = temp_dir("egdb-four-by-slice");
     for name in &plan {
-        let out = kingme(&[
-            "egdb",
-            "build",
-            "--quiet",
-            "--threads",
-            "1",
-            "--cache",
-            "1",
-            "--slice",
-            name,
-            "--dir",
-            one.to_str().unwrap(),
-        ]);
+        let args = ["--quiet", "--threads", "1", "--cache", "1", "--slice", name];
+        let out = kingme_egdb("build", &args, &one);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
     assert_eq!(files(&one), files(&dir));
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--cache",
-        "0",
-        "--dir",
-        one.to_str().unwrap(),
-    ]);
+    let out = kingme_egdb("build", &["--cache", "0"], &one);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("--cache"),
@@ -176,15 +151,7 @@ fn plan_json_lists_dependencies_and_a_slice_needs_them() {
         "{s}"
     );
     let dir = temp_dir("egdb-needs");
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--quiet",
-        "--slice",
-        "bm0bk2wm0wk1",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = kingme_egdb("build", &["--quiet", "--slice", "bm0bk2wm0wk1"], &dir);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -232,7 +199,7 @@ fn damaged_files_answer_unknown_with_one_error_naming_the_file_and_a_rebuild_rep
         err.contains("bm0bk1wm0wk1.wld") && err.contains("corrupted"),
         "{err}"
     );
-    let out = kingme(&["egdb", "verify", "--dir", dir.to_str().unwrap()]);
+    let out = kingme_egdb("verify", &[], &dir);
     assert!(!out.status.success());
     let s = text(&out.stdout);
     assert!(
@@ -255,13 +222,7 @@ fn damaged_files_answer_unknown_with_one_error_naming_the_file_and_a_rebuild_rep
 #[test]
 fn missing_and_unwritable_directories_are_one_clear_error() {
     let dir = temp_dir("egdb-missing");
-    let out = kingme(&[
-        "egdb",
-        "probe",
-        "--dir",
-        dir.to_str().unwrap(),
-        "W:WK32:BK26",
-    ]);
+    let out = kingme_egdb("probe", &["W:WK32:BK26"], &dir);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -274,15 +235,7 @@ fn missing_and_unwritable_directories_are_one_clear_error() {
     let file = temp_dir("egdb-notadir");
     std::fs::write(&file, b"x").unwrap();
     let sub = file.join("egdb");
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--quiet",
-        "--pieces",
-        "2",
-        "--dir",
-        sub.to_str().unwrap(),
-    ]);
+    let out = kingme_egdb("build", &["--quiet", "--pieces", "2"], &sub);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -317,17 +270,7 @@ fn a_second_build_on_one_directory_is_refused() {
     }
     let held: Material = "bm0bk2wm1wk0".parse().unwrap();
     let lock = egdb::build::DirLock::take_slice(&dir, held).expect("slice lock");
-    let slice_build = |name: &str| {
-        kingme(&[
-            "egdb",
-            "build",
-            "--quiet",
-            "--slice",
-            name,
-            "--dir",
-            dir.to_str().unwrap(),
-        ])
-    };
+    let slice_build = |name: &str| kingme_egdb("build", &["--quiet", "--slice", name], &dir);
     let out = slice_build("bm1bk1wm0wk1");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let out = slice_build("bm0bk2wm1wk0");
@@ -387,26 +330,11 @@ fn a_killed_build_leaves_only_complete_files_and_resumes() {
     for m in tb.slices() {
         tb.check_slice(m).unwrap_or_else(|e| panic!("{m}: {e}"));
     }
-    let out = kingme(&[
-        "egdb",
-        "build",
-        "--quiet",
-        "--pieces",
-        "4",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = kingme_egdb("build", &["--quiet", "--pieces", "4"], &dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
     assert!(!s.contains("kept 0 complete"), "{s}");
-    let out = kingme(&[
-        "egdb",
-        "verify",
-        "--sample",
-        "2000",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = kingme_egdb("verify", &["--sample", "2000"], &dir);
     assert!(out.status.success(), "{}", text(&out.stdout));
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -421,23 +349,10 @@ fn a_killed_build_leaves_only_complete_files_and_resumes() {
 fn probe_reads_stdin_and_a_malformed_fen_does_not_stop_the_batch() {
     let dir = temp_dir("egdb-stdin");
     build(&dir, 3);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .args(["egdb", "probe", "--dir"])
-        .arg(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            b"W:WK32:BK26\nnonsense\nB:WK32:BK26\nW:WK10,K11,K12,K13:BK1\nB:W:BK1\nW:W1:B5\n",
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = kingme_with_input(
+        &["egdb", "probe", "--dir", dir.to_str().unwrap()],
+        "W:WK32:BK26\nnonsense\nB:WK32:BK26\nW:WK10,K11,K12,K13:BK1\nB:W:BK1\nW:W1:B5\n",
+    );
     let lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
     assert_eq!(lines.len(), 6, "{lines:?}");
     assert_eq!(lines[0], "W:WK32:BK26 win");
@@ -506,7 +421,7 @@ fn probing_from_many_threads_gives_the_same_answers() {
 #[test]
 fn bench_probes_every_slice_and_counts_what_it_found() {
     let dir = temp_dir("egdb-bench");
-    let empty = kingme(&["egdb", "bench", "--dir", dir.to_str().unwrap()]);
+    let empty = kingme_egdb("bench", &[], &dir);
     assert!(!empty.status.success());
     assert!(
         text(&empty.stderr).starts_with("error"),
@@ -514,14 +429,7 @@ fn bench_probes_every_slice_and_counts_what_it_found() {
         text(&empty.stderr)
     );
     build(&dir, 3);
-    let out = kingme(&[
-        "egdb",
-        "bench",
-        "--probes",
-        "5000",
-        "--dir",
-        dir.to_str().unwrap(),
-    ]);
+    let out = kingme_egdb("bench", &["--probes", "5000"], &dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();

@@ -6,9 +6,11 @@
 
 mod common;
 
-use common::cli::{kingme, temp_dir, text};
+use common::cli::{kingme_egdb, temp_dir, text};
 use kingme::egdb::index::SliceIndex;
-use kingme::egdb::{self, Tablebase};
+use kingme::egdb::{self, Material, Tablebase};
+use kingme::Position;
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
 fn open(dir: &Path) -> Tablebase {
@@ -26,6 +28,42 @@ fn size(dir: &Path, ext: &str) -> u64 {
         .sum()
 }
 
+/// Every position of slice `m`, with its index.
+fn positions(m: Material) -> impl Iterator<Item = (u64, Position)> {
+    let ix = SliceIndex::new(m);
+    (0..ix.len()).filter_map(move |i| Some((i, ix.position(i)?)))
+}
+
+/// Probes the positions of slice `m` that `skip` leaves with `damaged`: each
+/// answer is `want`'s, each error names `path` and says every one of `says`.
+/// How many were errors and how many right.
+fn errors_and_right<T: PartialEq + std::fmt::Debug, E: Display>(
+    m: Material,
+    skip: impl Fn(&Position) -> bool,
+    damaged: impl Fn(&Position) -> Result<T, E>,
+    want: impl Fn(&Position) -> T,
+    path: &Path,
+    says: &[&str],
+) -> (usize, usize) {
+    let (mut errors, mut right) = (0, 0);
+    for (_, pos) in positions(m).filter(|(_, p)| !skip(p)) {
+        match damaged(&pos) {
+            Ok(v) => {
+                assert_eq!(v, want(&pos), "{}", pos.to_fen());
+                right += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
+                for s in says {
+                    assert!(e.to_string().contains(s), "{e}");
+                }
+                errors += 1;
+            }
+        }
+    }
+    (errors, right)
+}
+
 /// Builds the 4-piece set in version 1 and converts it into `out`.
 fn full_and_compact(tag: &str) -> (PathBuf, PathBuf) {
     let full = temp_dir(&format!("compact-{tag}-full"));
@@ -36,17 +74,14 @@ fn full_and_compact(tag: &str) -> (PathBuf, PathBuf) {
         ..egdb::BuildOptions::new(full.clone(), 4)
     })
     .unwrap();
-    let out = kingme(&[
-        "egdb",
-        "convert",
+    let args = [
         "--quiet",
         "--sample",
         "20000",
-        "--dir",
-        full.to_str().unwrap(),
         "--out",
         compact.to_str().unwrap(),
-    ]);
+    ];
+    let out = kingme_egdb("convert", &args, &full);
     assert!(out.status.success(), "{}", text(&out.stderr));
     (full, compact)
 }
@@ -57,12 +92,10 @@ fn every_position_of_four_pieces_has_the_same_value_and_distance() {
     let (full, compact) = (open(&full_dir), open(&compact_dir));
     assert_eq!(compact.max_pieces(), 4);
     assert_eq!(full.slices(), compact.slices());
-    let (mut positions, mut captures) = (0u64, 0u64);
+    let (mut count, mut captures) = (0u64, 0u64);
     for m in full.slices() {
-        let ix = SliceIndex::new(m);
-        for i in 0..ix.len() {
-            let Some(pos) = ix.position(i) else { continue };
-            positions += 1;
+        for (i, pos) in positions(m) {
+            count += 1;
             captures += u64::from(pos.must_capture());
             let want = full.probe_dtc(&pos).unwrap();
             assert_eq!(compact.probe_dtc(&pos).unwrap(), want, "{}", pos.to_fen());
@@ -79,7 +112,7 @@ fn every_position_of_four_pieces_has_the_same_value_and_distance() {
             }
         }
     }
-    assert!(captures > positions / 10, "{captures} of {positions}");
+    assert!(captures > count / 10, "{captures} of {count}");
     let (fv, fd) = (size(&full_dir, ".wld"), size(&full_dir, ".dtc"));
     let (cv, cd) = (size(&compact_dir, ".wld"), size(&compact_dir, ".dtc"));
     assert!(
@@ -93,17 +126,14 @@ fn converting_in_place_is_restartable_and_a_probe_names_a_damaged_file() {
     let (full_dir, compact_dir) = full_and_compact("damage");
     let full = open(&full_dir);
     // in place: the second run finds every slice compact
-    let dir = full_dir.to_str().unwrap();
-    let out = kingme(&[
-        "egdb", "convert", "--quiet", "--sample", "20000", "--dir", dir,
-    ]);
+    let out = kingme_egdb("convert", &["--quiet", "--sample", "20000"], &full_dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("kept 0 compact"),
         "{}",
         text(&out.stdout)
     );
-    let out = kingme(&["egdb", "convert", "--quiet", "--dir", dir]);
+    let out = kingme_egdb("convert", &["--quiet"], &full_dir);
     assert!(
         text(&out.stdout).contains("converted 0 slices"),
         "{}",
@@ -120,25 +150,14 @@ fn converting_in_place_is_restartable_and_a_probe_names_a_damaged_file() {
     bytes[at] ^= 0x55;
     std::fs::write(&path, &bytes).unwrap();
     let damaged = open(&compact_dir);
-    let ix = SliceIndex::new(m);
-    let (mut errors, mut right) = (0, 0);
-    for i in 0..ix.len() {
-        let Some(pos) = ix.position(i) else { continue };
-        if pos.must_capture() {
-            continue;
-        }
-        match damaged.probe_wdl(&pos) {
-            Ok(v) => {
-                assert_eq!(v, full.probe_wdl(&pos).unwrap(), "{}", pos.to_fen());
-                right += 1;
-            }
-            Err(e) => {
-                assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
-                assert!(e.to_string().contains("corrupted block"), "{e}");
-                errors += 1;
-            }
-        }
-    }
+    let (errors, right) = errors_and_right(
+        m,
+        Position::must_capture,
+        |p| damaged.probe_wdl(p),
+        |p| full.probe_wdl(p).unwrap(),
+        &path,
+        &["corrupted block"],
+    );
     assert!(errors > 0 && right > 0, "{errors} errors, {right} right");
 
     // a truncated file and a wrong version: one error naming the file
@@ -155,13 +174,7 @@ fn converting_in_place_is_restartable_and_a_probe_names_a_damaged_file() {
         e.contains(path.to_str().unwrap()) && e.contains("version 9"),
         "{e}"
     );
-    let out = kingme(&[
-        "egdb",
-        "probe",
-        "--dir",
-        compact_dir.to_str().unwrap(),
-        "W:W5,6:B27,28",
-    ]);
+    let out = kingme_egdb("probe", &["W:W5,6:B27,28"], &compact_dir);
     assert_eq!(
         text(&out.stdout).trim(),
         "W:W5,6:B27,28 unknown",
@@ -199,9 +212,7 @@ fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_d
     let every_position = |tb: &Tablebase| {
         let mut n = 0;
         for m in full.slices() {
-            let ix = SliceIndex::new(m);
-            for i in 0..ix.len() {
-                let Some(pos) = ix.position(i) else { continue };
+            for (_, pos) in positions(m) {
                 let want = full.probe_dtc(&pos).unwrap();
                 assert_eq!(tb.probe_dtc(&pos).unwrap(), want, "{}", pos.to_fen());
                 n += 1;
@@ -210,10 +221,10 @@ fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_d
         n
     };
     // read as they are
-    let positions = every_position(&open(&dir));
-    assert!(positions > 100_000, "{positions}");
+    let count = every_position(&open(&dir));
+    assert!(count > 100_000, "{count}");
 
-    let out = kingme(&["egdb", "convert", "--quiet", "--dir", dir.to_str().unwrap()]);
+    let out = kingme_egdb("convert", &["--quiet"], &dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("converted 9 slices, kept 0 compact"),
@@ -225,7 +236,7 @@ fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_d
     }
     // the distances take fewer bytes; every value and distance is the same
     assert!(size(&dir, ".dtc") < size(Path::new(V3_SET), ".dtc"));
-    assert_eq!(every_position(&open(&dir)), positions);
+    assert_eq!(every_position(&open(&dir)), count);
 
     // a damaged distance block is an error naming the file, never a distance
     let path = dir.join("bm0bk2wm0wk1.dtc");
@@ -236,21 +247,14 @@ fn version_3_files_are_read_and_upgraded_to_version_4_with_the_same_values_and_d
     bytes[64 + 8 * blocks + 4 + 3] ^= 0x55;
     std::fs::write(&path, &bytes).unwrap();
     let damaged = open(&dir);
-    let ix = SliceIndex::new("bm0bk2wm0wk1".parse().unwrap());
-    let (mut errors, mut right) = (0, 0);
-    for i in 0..ix.len() {
-        let Some(pos) = ix.position(i) else { continue };
-        match damaged.probe_dtc(&pos) {
-            Ok(d) => {
-                assert_eq!(d, full.probe_dtc(&pos).unwrap(), "{}", pos.to_fen());
-                right += 1;
-            }
-            Err(e) => {
-                assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
-                errors += 1;
-            }
-        }
-    }
+    let (errors, right) = errors_and_right(
+        "bm0bk2wm0wk1".parse().unwrap(),
+        |_| false,
+        |p| damaged.probe_dtc(p),
+        |p| full.probe_dtc(p).unwrap(),
+        &path,
+        &[],
+    );
     assert!(errors > 0 && right > 0, "{errors} errors, {right} right");
     let _ = std::fs::remove_dir_all(&full_dir);
     let _ = std::fs::remove_dir_all(&dir);

@@ -7,7 +7,7 @@ mod common;
 
 use kingme::board::{Color, Game, Outcome, Position, Variant};
 use kingme::egdb;
-use kingme::engine::{Engine, EngineOption, Event, Limits};
+use kingme::engine::{Engine, EngineOption, Limits};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -202,14 +202,7 @@ fn play_out(fen: &str, depth: u32) -> (Option<Outcome>, usize) {
                 ..Default::default()
             },
         );
-        let mv = events
-            .iter()
-            .find_map(|e| match e {
-                Event::BestMove { mv, .. } => *mv,
-                _ => None,
-            })
-            .expect("a move");
-        game.play(mv).unwrap();
+        game.play(common::best_move(&events)).unwrap();
     }
     (game.result().map(|e| e.outcome), 200)
 }

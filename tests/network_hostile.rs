@@ -6,24 +6,17 @@
 
 mod common;
 
-use common::{answer, scratch, threads_named, Conn, Server, Tcp, LINE_TIMEOUT};
+use common::{
+    answer, expect_line, scratch, server_with, threads_named, wait_until, Conn, Server, Tcp,
+    LINE_TIMEOUT,
+};
 use kingme::files::FileAccess;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Reads lines until one starts with `prefix`; returns it.
 fn until(c: &mut dyn Conn, prefix: &str) -> String {
-    let mut seen = Vec::new();
-    loop {
-        let l = c
-            .recv(LINE_TIMEOUT)
-            .unwrap_or_else(|| panic!("no '{prefix}' line; got {seen:?}"));
-        if l.starts_with(prefix) {
-            return l;
-        }
-        seen.push(l);
-    }
+    common::until(c, prefix).1
 }
 
 #[test]
@@ -65,9 +58,7 @@ fn clients_name_no_server_file_unless_the_operator_allows_its_directory() {
     drop(c);
     drop(server);
 
-    let mut config = common::test_server_config();
-    config.session.files = FileAccess::within(&[&allowed]).unwrap();
-    let server = Server::start(config);
+    let server = server_with(|c| c.session.files = FileAccess::within(&[&allowed]).unwrap());
     let mut c = Tcp::connect_greeted(server.addr);
     // inside: taken, by absolute path, relative path or another spelling
     for v in [
@@ -127,9 +118,8 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
         .status()
         .unwrap();
     assert!(status.success());
-    let mut config = common::test_server_config();
-    config.session.files = FileAccess::within(&[&dir, Path::new("/dev")]).unwrap();
-    let server = Server::start(config);
+    let server =
+        server_with(|c| c.session.files = FileAccess::within(&[&dir, Path::new("/dev")]).unwrap());
     let mut a = Tcp::connect_greeted(server.addr);
     let mut b = Tcp::connect_greeted(server.addr);
     for v in [
@@ -141,7 +131,7 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
         // another client is answered at once meanwhile
         let t = Instant::now();
         b.send("isready");
-        assert_eq!(b.recv(LINE_TIMEOUT).as_deref(), Some("readyok"));
+        expect_line(&mut b, "readyok");
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         let e = a
             .recv(Duration::from_secs(5))
@@ -157,10 +147,10 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
 
 #[test]
 fn the_hash_budget_caps_the_sum_of_all_sessions_tables() {
-    let mut config = common::test_server_config();
-    config.hash_budget_mib = 40;
-    config.session.max_hash_mib = 32;
-    let server = Server::start(config);
+    let server = server_with(|c| {
+        c.hash_budget_mib = 40;
+        c.session.max_hash_mib = 32;
+    });
     let mut a = Tcp::connect_greeted(server.addr);
     let mut b = Tcp::connect_greeted(server.addr);
     assert!(answer(&mut a, "setoption name Hash value 32").is_empty());
@@ -175,18 +165,11 @@ fn the_hash_budget_caps_the_sum_of_all_sessions_tables() {
         "what fits is taken"
     );
     a.send("quit");
-    let t = Instant::now();
-    loop {
-        let got = answer(&mut b, "setoption name Hash value 32");
-        if got.is_empty() {
-            break;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "the closed session's share never came back: {got:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until(
+        "the closed session's share comes back",
+        Duration::from_secs(10),
+        || answer(&mut b, "setoption name Hash value 32").is_empty(),
+    );
 }
 
 #[test]
@@ -203,9 +186,7 @@ fn a_clock_for_the_other_side_only_still_ends_the_search() {
 
 #[test]
 fn the_server_ends_a_search_that_runs_too_long() {
-    let mut config = common::test_server_config();
-    config.session.max_search_time = Some(Duration::from_millis(500));
-    let server = Server::start(config);
+    let server = server_with(|c| c.session.max_search_time = Some(Duration::from_millis(500)));
     let mut c = Tcp::connect_greeted(server.addr);
     for go in ["go infinite", "analyze 2", "go depth 120"] {
         let t = Instant::now();
@@ -256,30 +237,18 @@ fn perft_is_a_search_stopped_by_stop_and_by_the_client_leaving() {
     c.send("eval");
     let busy = c.recv(LINE_TIMEOUT).unwrap();
     assert!(busy.starts_with("error busy"), "counting: {busy}");
-    let t = Instant::now();
-    while threads_named("kingme-perft") == 0 {
-        assert!(
-            t.elapsed() < Duration::from_secs(5),
-            "a perft thread counts"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until("a perft thread counts", Duration::from_secs(5), || {
+        threads_named("kingme-perft") > 0
+    });
     c.stream.shutdown(std::net::Shutdown::Both).unwrap();
-    let t = Instant::now();
-    while threads_named("kingme-perft") > 0 {
-        assert!(
-            t.elapsed() < Duration::from_secs(3),
-            "perft outlived its client"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("perft outlived its client", Duration::from_secs(3), || {
+        threads_named("kingme-perft") == 0
+    });
 }
 
 #[test]
 fn perft_is_capped_by_a_leaf_budget_over_the_network() {
-    let mut config = common::test_server_config();
-    config.session.max_perft_leaves = 100_000;
-    let server = Server::start(config);
+    let server = server_with(|c| c.session.max_perft_leaves = 100_000);
     let mut c = Tcp::connect_greeted(server.addr);
     // (the time is the machine's: any whole number of milliseconds)
     let perft = answer(&mut c, "perft 6");
@@ -294,10 +263,10 @@ fn perft_is_capped_by_a_leaf_budget_over_the_network() {
 
 #[test]
 fn a_client_that_never_authenticates_is_closed_at_the_deadline() {
-    let mut config = common::test_server_config();
-    config.session.token = Some("s3cret".parse().unwrap());
-    config.auth_timeout = Duration::from_millis(400);
-    let server = Server::start(config);
+    let server = server_with(|c| {
+        c.session.token = Some("s3cret".parse().unwrap());
+        c.auth_timeout = Duration::from_millis(400);
+    });
     let mut c = Tcp::connect_greeted(server.addr);
     let t = Instant::now();
     // rejected lines do not keep it open
@@ -312,22 +281,18 @@ fn a_client_that_never_authenticates_is_closed_at_the_deadline() {
     // one that does is served
     let mut ok = Tcp::connect_greeted(server.addr);
     ok.send("auth s3cret");
-    assert_eq!(ok.recv(LINE_TIMEOUT).as_deref(), Some("authok"));
+    expect_line(&mut ok, "authok");
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(answer(&mut ok, "eval").len(), 1);
 }
 
 #[test]
 fn connections_from_one_address_are_capped() {
-    let mut config = common::test_server_config();
-    config.max_per_address = 2;
-    let server = Server::start(config);
-    let _a = Tcp::connect_greeted(server.addr);
-    let b = Tcp::connect_greeted(server.addr);
-    let mut c = Tcp::connect(server.addr);
-    assert_eq!(
-        c.recv(LINE_TIMEOUT).as_deref(),
-        Some("error too many connections from your address (2); try again later")
+    let server = server_with(|c| c.max_per_address = 2);
+    let (_a, b, mut c) = common::two_and_a_third(&server);
+    expect_line(
+        &mut c,
+        "error too many connections from your address (2); try again later",
     );
     b.stream.shutdown(std::net::Shutdown::Both).unwrap();
     // b's slot is freed once the server has seen it go: until then a newcomer
@@ -358,30 +323,15 @@ impl Drop for Killed {
 
 fn spawn_server(args: &[&str], env: &[(&str, &str)]) -> (Killed, std::net::SocketAddr) {
     let mut child = Killed(
-        std::process::Command::new(env!("CARGO_BIN_EXE_kingme"))
-            .args(["--listen", "127.0.0.1:0"])
+        common::kingme_listen("127.0.0.1:0")
             .args(args)
             .envs(env.iter().copied())
             .env_remove("RUST_LOG")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("kingme"),
     );
-    let mut err = BufReader::new(child.0.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "no address printed");
-        if let Some(a) = line.trim().strip_prefix("kingme listening on ") {
-            let addr = a.parse().unwrap();
-            std::thread::spawn(move || {
-                let _ = err.read_to_end(&mut Vec::new());
-            });
-            return (child, addr);
-        }
-    }
+    let addr = common::listen::listening_address(&mut child.0);
+    (child, addr)
 }
 
 #[test]
@@ -400,14 +350,11 @@ fn the_token_comes_from_the_environment_or_a_file() {
             .unwrap()
             .ends_with("send auth <token> first"));
         bad.send("auth wrong");
-        assert_eq!(
-            bad.recv(LINE_TIMEOUT).as_deref(),
-            Some("error bad token; closing")
-        );
+        expect_line(&mut bad, "error bad token; closing");
         let mut good = Tcp::connect(addr);
         good.recv(LINE_TIMEOUT).unwrap();
         good.send(&format!("auth {token}"));
-        assert_eq!(good.recv(LINE_TIMEOUT).as_deref(), Some("authok"));
+        expect_line(&mut good, "authok");
         drop(child);
     }
     let _ = std::fs::remove_dir_all(&dir);

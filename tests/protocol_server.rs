@@ -3,24 +3,10 @@
 
 mod common;
 
-use common::{Conn, Server, Tcp, LINE_TIMEOUT};
+use common::{expect_line, server_with, until, Conn, Server, Tcp, LINE_TIMEOUT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
-
-/// Reads lines until one starts with `prefix`; returns the lines before it and it.
-fn until(c: &mut dyn Conn, prefix: &str) -> (Vec<String>, String) {
-    let mut before = Vec::new();
-    loop {
-        let l = c
-            .recv(LINE_TIMEOUT)
-            .unwrap_or_else(|| panic!("no '{prefix}' line; got {before:?}"));
-        if l.starts_with(prefix) {
-            return (before, l);
-        }
-        before.push(l);
-    }
-}
 
 #[test]
 fn two_hundred_sessions_each_get_one_bestmove_per_go() {
@@ -68,15 +54,9 @@ fn two_hundred_sessions_each_get_one_bestmove_per_go() {
 fn stop_latency_over_tcp() {
     let server = Server::start(common::test_server_config());
     let mut c = Tcp::connect_greeted(server.addr);
-    let mut lat = Vec::new();
-    for _ in 0..40 {
-        c.send("go infinite");
-        until(&mut c, "info depth");
-        let t = Instant::now();
-        c.send("stop");
-        until(&mut c, "bestmove ");
-        lat.push(t.elapsed());
-    }
+    let mut lat: Vec<Duration> = (0..40)
+        .map(|_| common::stop_latency(&mut c, "go infinite", "info depth", Duration::ZERO))
+        .collect();
     lat.sort();
     let p50 = lat[lat.len() / 2];
     let p99 = lat[lat.len() * 99 / 100];
@@ -93,9 +73,7 @@ fn stop_latency_over_tcp() {
 
 #[test]
 fn search_slots_queue_fairly_and_stop_answers_a_queued_go() {
-    let mut config = common::test_server_config();
-    config.max_searches = 1;
-    let server = Server::start(config);
+    let server = server_with(|c| c.max_searches = 1);
     let mut a = Tcp::connect_greeted(server.addr);
     let mut b = Tcp::connect_greeted(server.addr);
     a.send("go infinite");
@@ -130,57 +108,37 @@ fn search_slots_queue_fairly_and_stop_answers_a_queued_go() {
 
 #[test]
 fn connection_limit_refuses_with_an_error_line() {
-    let mut config = common::test_server_config();
-    config.max_connections = 2;
-    let server = Server::start(config);
-    let _a = Tcp::connect_greeted(server.addr);
-    let _b = Tcp::connect_greeted(server.addr);
-    let mut c = Tcp::connect(server.addr);
-    assert_eq!(
-        c.recv(LINE_TIMEOUT).as_deref(),
-        Some("error server full (2 connections); try again later")
-    );
+    let server = server_with(|c| c.max_connections = 2);
+    let (_a, _b, mut c) = common::two_and_a_third(&server);
+    expect_line(&mut c, "error server full (2 connections); try again later");
     assert_eq!(c.recv(LINE_TIMEOUT), None, "closed after the error");
 }
 
 #[test]
 fn idle_connections_are_closed() {
-    let mut config = common::test_server_config();
     // Long enough that a client slowed by a loaded machine between the
     // greeting and `isready` is not closed first.
-    config.idle_timeout = Duration::from_secs(2);
-    let server = Server::start(config);
+    let server = server_with(|c| c.idle_timeout = Duration::from_secs(2));
     let mut c = Tcp::connect_greeted(server.addr);
     c.send("isready");
-    assert_eq!(c.recv(LINE_TIMEOUT).as_deref(), Some("readyok"));
-    assert_eq!(
-        c.recv(LINE_TIMEOUT).as_deref(),
-        Some("error idle for 2s; closing")
-    );
+    expect_line(&mut c, "readyok");
+    expect_line(&mut c, "error idle for 2s; closing");
     assert_eq!(c.recv(LINE_TIMEOUT), None);
 }
 
 #[test]
 fn a_token_must_come_first() {
-    let mut config = common::test_server_config();
-    config.session.token = Some("s3cret".parse().unwrap());
-    let server = Server::start(config);
+    let server = server_with(|c| c.session.token = Some("s3cret".parse().unwrap()));
     let mut c = Tcp::connect_greeted(server.addr);
     c.send("isready");
-    assert_eq!(
-        c.recv(LINE_TIMEOUT).as_deref(),
-        Some("error not authenticated: send auth <token> first")
-    );
+    expect_line(&mut c, "error not authenticated: send auth <token> first");
     c.send("auth s3cret");
-    assert_eq!(c.recv(LINE_TIMEOUT).as_deref(), Some("authok"));
+    expect_line(&mut c, "authok");
     c.send("isready");
-    assert_eq!(c.recv(LINE_TIMEOUT).as_deref(), Some("readyok"));
+    expect_line(&mut c, "readyok");
     let mut d = Tcp::connect_greeted(server.addr);
     d.send("auth guess");
-    assert_eq!(
-        d.recv(LINE_TIMEOUT).as_deref(),
-        Some("error bad token; closing")
-    );
+    expect_line(&mut d, "error bad token; closing");
     assert_eq!(d.recv(LINE_TIMEOUT), None);
 }
 
@@ -279,41 +237,17 @@ fn thread_names(pid: u32) -> Vec<String> {
 /// A `kingme --listen 127.0.0.1:0` process and its address (the caller waits on it).
 #[allow(clippy::zombie_processes)]
 fn spawn_server(extra: &[&str]) -> (std::process::Child, std::net::SocketAddr) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .args(["--listen", "127.0.0.1:0"])
+    let mut child = common::kingme_listen("127.0.0.1:0")
         .args(extra)
         .env("RUST_LOG", "warn")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
-    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut l = String::new();
-    loop {
-        l.clear();
-        if err.read_line(&mut l).unwrap_or(0) == 0 {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the server printed no address");
-        }
-        if let Some(a) = l.trim().strip_prefix("kingme listening on ") {
-            let addr = a.parse().expect("address");
-            std::thread::spawn(move || {
-                let mut sink = Vec::new();
-                let _ = err.read_to_end(&mut sink);
-            });
-            return (child, addr);
-        }
-    }
+    let addr = common::listen::listening_address(&mut child);
+    (child, addr)
 }
 
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < Duration::from_secs(10), "timed out: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn wait_until(what: &str, f: impl FnMut() -> bool) {
+    common::wait_until(what, Duration::from_secs(10), f);
 }
 
 #[test]
@@ -381,12 +315,8 @@ fn stdio_eof_finishes_a_limited_search() {
 
 #[test]
 fn a_non_loopback_bind_without_token_warns_loudly() {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .args(["--listen", "0.0.0.0:0"])
+    let mut child = common::kingme_listen("0.0.0.0:0")
         .env("RUST_LOG", "off")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
     let mut err = BufReader::new(child.stderr.take().expect("stderr"));

@@ -6,7 +6,7 @@
 use kingme::board::{EndReason, GameEnd, Outcome};
 use kingme::engine::{Info, Score, TraceNode};
 use kingme::protocol::OptionKind;
-use kingme::protocol::{Refusal, Response, Session, SessionConfig};
+use kingme::protocol::{Events, Refusal, Response, Session, SessionConfig};
 use kingme::{Color, Move, Position, Variant};
 use proptest::prelude::*;
 use std::time::Duration;
@@ -17,6 +17,16 @@ fn round_trips(variant: Variant, r: &Response) {
     assert_eq!(back.as_ref(), Ok(r), "{text:?}");
     if variant == Variant::English {
         assert_eq!(text.parse::<Response>().as_ref(), Ok(r), "{text:?}");
+    }
+}
+
+/// Feeds `s` its search's events until the search is over.
+fn finish_search(s: &mut Session, events: &mut Events, out: &mut Vec<Response>) {
+    while s.is_searching() {
+        let ev = events
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the search answers");
+        s.handle_event(ev, out);
     }
 }
 
@@ -39,12 +49,7 @@ fn session_responses(variant: Variant) -> Vec<Response> {
     for l in &lines {
         s.handle_line(l.as_bytes(), &mut out);
         // perft and go each answer before the next line
-        while s.is_searching() {
-            let ev = events
-                .recv_timeout(Duration::from_secs(20))
-                .expect("the search answers");
-            s.handle_event(ev, &mut out);
-        }
+        finish_search(&mut s, &mut events, &mut out);
     }
     let first = out
         .iter()
@@ -66,12 +71,7 @@ fn session_responses(variant: Variant) -> Vec<Response> {
     ] {
         s.handle_line(l.as_bytes(), &mut out);
     }
-    while s.is_searching() {
-        let ev = events
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the search answers");
-        s.handle_event(ev, &mut out);
-    }
+    finish_search(&mut s, &mut events, &mut out);
     out
 }
 

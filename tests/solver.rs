@@ -116,6 +116,11 @@ impl Naive {
         )
     }
 
+    /// kingme's position of this board, read from its FEN.
+    fn position(&self) -> Position {
+        Position::from_fen(Variant::Mini, &self.fen()).unwrap()
+    }
+
     fn count(&self, who: Cell) -> usize {
         self.cells.iter().flatten().filter(|&&x| x == who).count()
     }
@@ -340,7 +345,7 @@ fn naive_rules_match_kingme_move_generation_on_random_positions() {
     let mut rng = Rng(7);
     for _ in 0..3000 {
         let n = random_sparse(&mut rng, 6, 6);
-        let pos = Position::from_fen(Variant::Mini, &n.fen()).unwrap();
+        let pos = n.position();
         let mut a: Vec<String> = n.moves().into_iter().map(NaiveMove::text).collect();
         let mut b: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
         a.sort();
@@ -405,13 +410,9 @@ fn random_sparse(rng: &mut Rng, max_b: usize, max_w: usize) -> Naive {
 fn random_sparse_positions_agree_with_plain_minimax() {
     let mut rng = Rng(2026);
     let mut solver = MiniSolver::new();
-    let mut checked = 0;
-    for _ in 0..400 {
-        let n = random_sparse(&mut rng, 3, 3);
-        if agree(&mut solver, &n, 300_000) {
-            checked += 1;
-        }
-    }
+    let checked = (0..400)
+        .filter(|_| agree(&mut solver, &random_sparse(&mut rng, 3, 3), 300_000))
+        .count();
     assert!(checked >= 300, "only {checked} positions were small enough");
 }
 
@@ -492,8 +493,7 @@ fn solver_is_consistent_along_random_games_from_sparse_positions() {
     let mut rng = Rng(31337);
     let mut solver = MiniSolver::new();
     for _ in 0..300 {
-        let n = random_sparse(&mut rng, 5, 5);
-        let mut pos = Position::from_fen(Variant::Mini, &n.fen()).unwrap();
+        let mut pos = random_sparse(&mut rng, 5, 5).position();
         loop {
             check_consistent(&mut solver, &pos);
             let moves = pos.legal_moves();
@@ -510,8 +510,7 @@ fn perfect_play_from_sparse_positions_ends_as_predicted() {
     let mut rng = Rng(4242);
     let mut solver = MiniSolver::new();
     for _ in 0..200 {
-        let n = random_sparse(&mut rng, 4, 4);
-        let start = Position::from_fen(Variant::Mini, &n.fen()).unwrap();
+        let start = random_sparse(&mut rng, 4, 4).position();
         let predicted = solver.value(&start);
         let mut pos = start;
         let mut plies = 0;

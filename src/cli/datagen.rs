@@ -1,8 +1,6 @@
 //! `kingme datagen`: self-play games written as training data.
 
-use super::{
-    budget, check_output, evaluator_of, open_output, progress_bar, run_tablebase, threads_or_all,
-};
+use super::{budget, open_output, LabelArgs};
 use clap::Args;
 use std::time::Instant;
 
@@ -11,29 +9,15 @@ pub(crate) struct DatagenArgs {
     /// The data file to write (refused if it exists, unless --force).
     #[arg(long, value_name = "FILE")]
     out: std::path::PathBuf,
-    /// Stop after this many positions.
+    /// Stop after this many positions (those of a file continued with --append
+    /// count).
     #[arg(long, default_value_t = 100_000)]
     positions: u64,
     /// Search nodes per move.
     #[arg(long, default_value_t = 4000)]
     nodes: u64,
-    /// Search this depth per move instead of --nodes.
-    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=64))]
-    depth: Option<u32>,
-    /// Endgame databases that end the games and give their results, besides the
-    /// 5 pieces built into kingme.
-    #[arg(long, value_name = "DIR")]
-    egdb: Option<std::path::PathBuf>,
-    /// Play games out without endgame databases.
-    #[arg(long, conflicts_with = "egdb")]
-    no_egdb: bool,
-    /// Continue FILE if it exists: its positions count towards --positions and are
-    /// not written again (a run can be stopped and continued in chunks).
-    #[arg(long, conflicts_with = "force")]
-    append: bool,
-    /// Threads playing games [default: all cores].
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    run: LabelArgs,
     /// Seed of openings, random plies and noise.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -47,15 +31,6 @@ pub(crate) struct DatagenArgs {
     /// Leaf noise amplitude in centi-men.
     #[arg(long, default_value_t = 8)]
     noise: i32,
-    /// The evaluation that plays: builtin, hand, or a weights file.
-    #[arg(long, default_value = "builtin", value_name = "EVAL")]
-    eval: String,
-    /// Overwrite FILE if it exists.
-    #[arg(long)]
-    force: bool,
-    /// No progress bar.
-    #[arg(long)]
-    quiet: bool,
 }
 
 /// The book's roots (the start and the ballots), then every position of the
@@ -79,7 +54,7 @@ fn book_starts(path: &std::path::Path) -> Result<Vec<kingme::board::Position>, S
 
 pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     use kingme::datagen::{self, record, DatagenConfig, Existing};
-    let continued = check_output(&a.out, a.append, a.force)?;
+    let continued = a.run.continues(&a.out)?;
     // every argument is checked before the file is touched
     let starts = match &a.book_starts {
         Some(book) => book_starts(book)?,
@@ -91,25 +66,23 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     } else {
         Existing::default()
     };
-    let egdb = run_tablebase(a.egdb.as_deref(), a.no_egdb)?;
     let cfg = DatagenConfig {
         positions: a.positions,
         nodes: a.nodes.max(1),
-        depth: a.depth,
-        egdb,
-        threads: threads_or_all(a.threads),
+        depth: a.run.depth,
+        egdb: a.run.tablebase()?,
+        threads: a.run.threads(),
         seed: a.seed,
         starts,
         random_plies: a.random_plies,
         noise: a.noise.clamp(0, 1000),
-        eval: evaluator_of(&a.eval)?,
+        eval: a.run.evaluator()?,
         ..Default::default()
     };
     let mut out = open_output(&a.out, continued)?;
     let from = existing.positions;
-    let bar = progress_bar(
+    let bar = a.run.progress_bar(
         cfg.positions,
-        a.quiet,
         "{elapsed_precise} [{bar:30}] {pos}/{len} positions, {msg} (eta {eta})",
     );
     let stop = super::stop_on_signal();

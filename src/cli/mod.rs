@@ -87,6 +87,67 @@ pub(crate) fn open_output(
     .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The options `kingme datagen` and `kingme rescore` share: the search's
+/// depth, evaluation, databases and threads, and how `--out` is written.
+#[derive(clap::Args, Debug)]
+pub(crate) struct LabelArgs {
+    /// Search this depth instead of --nodes.
+    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) depth: Option<u32>,
+    /// Endgame databases the searches probe besides the 5 pieces built into
+    /// kingme (datagen: they also end the games and give their results).
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<std::path::PathBuf>,
+    /// Search without endgame databases (datagen: play games out without them).
+    #[arg(long, conflicts_with = "egdb")]
+    no_egdb: bool,
+    /// Continue FILE if it exists: what it holds is not done again (a run can
+    /// be stopped and continued in chunks).
+    #[arg(long, conflicts_with = "force")]
+    append: bool,
+    /// Threads playing or searching [default: all cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The evaluation that searches: builtin, patterns, network, hand, or a weights file.
+    #[arg(long, default_value = "builtin", value_name = "EVAL")]
+    eval: String,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl LabelArgs {
+    /// Whether `out` is continued ([`check_output`]).
+    pub(crate) fn continues(&self, out: &std::path::Path) -> Result<bool, String> {
+        check_output(out, self.append, self.force)
+    }
+
+    /// The endgame databases ([`run_tablebase`]).
+    pub(crate) fn tablebase(
+        &self,
+    ) -> Result<Option<std::sync::Arc<kingme::egdb::Tablebase>>, String> {
+        run_tablebase(self.egdb.as_deref(), self.no_egdb)
+    }
+
+    /// The threads ([`threads_or_all`]).
+    pub(crate) fn threads(&self) -> usize {
+        threads_or_all(self.threads)
+    }
+
+    /// The evaluation.
+    pub(crate) fn evaluator(&self) -> Result<kingme::eval::Evaluator, String> {
+        evaluator_of(&self.eval)
+    }
+
+    /// A progress bar of `len` steps, hidden with `--quiet`.
+    pub(crate) fn progress_bar(&self, len: u64, template: &str) -> indicatif::ProgressBar {
+        progress_bar(len, self.quiet, template)
+    }
+}
+
 /// A search budget as the summary lines print it.
 pub(crate) fn budget(nodes: u64, depth: Option<u32>) -> String {
     match depth {

@@ -1,8 +1,6 @@
 //! `kingme rescore`: a data file's positions labelled again by a deeper search.
 
-use super::{
-    budget, check_output, evaluator_of, open_output, progress_bar, run_tablebase, threads_or_all,
-};
+use super::{budget, open_output, LabelArgs};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,36 +17,14 @@ pub(crate) struct RescoreArgs {
     /// Search nodes per position.
     #[arg(long, default_value_t = 100_000)]
     nodes: u64,
-    /// Search this depth per position instead of --nodes.
-    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=64))]
-    depth: Option<u32>,
     /// Rescore only the first N positions of --data [default: all].
     #[arg(long, value_name = "N")]
     positions: Option<usize>,
-    /// Endgame databases the searches probe, besides the 5 pieces built into kingme.
-    #[arg(long, value_name = "DIR")]
-    egdb: Option<PathBuf>,
-    /// Search without endgame databases.
-    #[arg(long, conflicts_with = "egdb")]
-    no_egdb: bool,
-    /// Continue FILE if it exists (a run can be stopped and continued in chunks).
-    #[arg(long, conflicts_with = "force")]
-    append: bool,
-    /// Threads searching [default: all cores].
-    #[arg(long)]
-    threads: Option<usize>,
     /// Transposition table per thread, MiB.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
     hash: u64,
-    /// The evaluation that searches: builtin, patterns, network, hand, or a weights file.
-    #[arg(long, default_value = "builtin", value_name = "EVAL")]
-    eval: String,
-    /// Overwrite FILE if it exists.
-    #[arg(long)]
-    force: bool,
-    /// No progress bar.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    run: LabelArgs,
 }
 
 /// How many records of `out` are already the rescoring of `input`'s first ones.
@@ -72,7 +48,7 @@ fn already_done(out: &Path, input: &[kingme::datagen::Record]) -> Result<usize, 
 
 pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
     use kingme::datagen::{record, rescore};
-    let continued = check_output(&a.out, a.append, a.force)?;
+    let continued = a.run.continues(&a.out)?;
     // every argument is checked before the output is touched
     let mut input = record::read_file(&a.data).map_err(|e| e.to_string())?;
     input.truncate(a.positions.unwrap_or(usize::MAX));
@@ -81,19 +57,17 @@ pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
     } else {
         0
     };
-    let egdb = run_tablebase(a.egdb.as_deref(), a.no_egdb)?;
     let cfg = rescore::RescoreConfig {
         nodes: a.nodes.max(1),
-        depth: a.depth,
-        egdb,
-        threads: threads_or_all(a.threads),
-        eval: evaluator_of(&a.eval)?,
+        depth: a.run.depth,
+        egdb: a.run.tablebase()?,
+        threads: a.run.threads(),
+        eval: a.run.evaluator()?,
         hash_mib: usize::try_from(a.hash).unwrap_or(16),
     };
     let mut out = open_output(&a.out, continued)?;
-    let bar = progress_bar(
+    let bar = a.run.progress_bar(
         input.len() as u64,
-        a.quiet,
         "{elapsed_precise} [{bar:30}] {pos}/{len} positions (eta {eta})",
     );
     bar.set_position(done as u64);

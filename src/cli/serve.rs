@@ -1,6 +1,7 @@
 //! The engine on stdio, or a TCP server with `--listen` (no subcommand).
 
 use clap::Args;
+use kingme::protocol::TOKEN_ENV;
 
 #[derive(Args, Debug)]
 pub(crate) struct ServeArgs {
@@ -10,12 +11,7 @@ pub(crate) struct ServeArgs {
     /// Clients must send `auth TOKEN` before anything else (one word of visible
     /// characters). Prefer KINGME_TOKEN or --token-file: a command line is
     /// visible to every user of the machine.
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "KINGME_TOKEN",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
     token: Option<kingme::protocol::Token>,
     /// Read the token from this file (its first line).
     #[arg(long, value_name = "FILE", conflicts_with = "token")]

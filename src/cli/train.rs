@@ -2,7 +2,12 @@
 
 use super::progress_bar;
 use clap::Args;
+use kingme::datagen::record::Record;
+use kingme::train::EpochReport;
 use std::time::Instant;
+
+/// What a fit wrote: its summary, checksum and `K`.
+type Fitted = Result<(String, u64, f64), String>;
 
 /// What `kingme train` fits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -111,7 +116,7 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
         a.quiet,
         "{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg} (eta {eta})",
     );
-    let report = |r: &kingme::train::EpochReport| {
+    let report = |r: &EpochReport| {
         bar.set_position(u64::from(r.epoch));
         bar.set_message(format!(
             "loss {:.5} held-out {:.5}",
@@ -141,12 +146,8 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Fits the pattern weights and writes them; the summary, checksum and `K`.
-fn train_patterns(
-    a: &TrainArgs,
-    records: &[kingme::datagen::record::Record],
-    mut report: impl FnMut(&kingme::train::EpochReport),
-) -> Result<(String, u64, f64), String> {
+/// Fits the pattern weights and writes them.
+fn train_patterns(a: &TrainArgs, data: &[Record], mut report: impl FnMut(&EpochReport)) -> Fitted {
     use kingme::eval::LearnedWeights;
     use kingme::train::{self, TrainConfig};
     let init = match a.init.as_deref().unwrap_or("material") {
@@ -164,7 +165,7 @@ fn train_patterns(
         seed: a.seed,
         ..Default::default()
     };
-    let (weights, k) = train::train(records, &cfg, &init, &mut report);
+    let (weights, k) = train::train(data, &cfg, &init, &mut report);
     weights.save(&a.out).map_err(|e| e.to_string())?;
     Ok((
         format!("patterns generation {}", weights.generation),
@@ -173,12 +174,8 @@ fn train_patterns(
     ))
 }
 
-/// Fits the network and writes it; the summary, checksum and `K`.
-fn train_network(
-    a: &TrainArgs,
-    records: &[kingme::datagen::record::Record],
-    mut report: impl FnMut(&kingme::train::EpochReport),
-) -> Result<(String, u64, f64), String> {
+/// Fits the network and writes it.
+fn train_network(a: &TrainArgs, data: &[Record], report: impl FnMut(&EpochReport)) -> Fitted {
     use kingme::eval::Network;
     use kingme::train::network::{self, NetConfig};
     let init = match a.init.as_deref().unwrap_or("random") {
@@ -201,8 +198,7 @@ fn train_network(
         buckets: a.buckets,
         ..Default::default()
     };
-    let (net, k) =
-        network::train(records, &cfg, init.as_ref(), &mut report).map_err(|e| e.to_string())?;
+    let (net, k) = network::train(data, &cfg, init.as_ref(), report).map_err(|e| e.to_string())?;
     net.save(&a.out).map_err(|e| e.to_string())?;
     Ok((
         format!(

@@ -26,6 +26,45 @@ impl Harness {
         out
     }
 
+    /// Sends each of `lines`, whatever they answer.
+    fn send_all(&mut self, lines: &[&str]) {
+        for l in lines {
+            self.send(l);
+        }
+    }
+
+    /// Sends `line` (`stop`, `ponder-hit`); returns the lines of the search
+    /// up to its `done`.
+    fn finish_with(&mut self, line: &str) -> Vec<String> {
+        self.send(line);
+        self.until_done()
+    }
+
+    /// Checks that the search still runs a moment later, and that `line`
+    /// then ends it with a move.
+    fn runs_until(&mut self, line: &str) {
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(self.session.is_searching());
+        let out = self.finish_with(line);
+        assert!(out.last().unwrap().starts_with("done move="));
+    }
+
+    /// Sends `setup`, then `go think`; returns the lines of the search, up
+    /// to its `done`.
+    fn think(&mut self, setup: &[&str]) -> Vec<String> {
+        self.send_all(setup);
+        self.send("go think");
+        self.until_done()
+    }
+
+    /// The answer to `bad`: an error line first, whose tokens parse.
+    fn refused(&mut self, bad: &str) -> Vec<String> {
+        let out = self.send(bad);
+        assert!(out[0].starts_with("error message="), "{bad}: {out:?}");
+        tokens_ok(&out[0]);
+        out
+    }
+
     /// Feeds search events until a line satisfies `want`; returns the lines written.
     fn until_line(&mut self, want: impl Fn(&str) -> bool) -> Vec<String> {
         let mut out = Vec::new();
@@ -93,19 +132,18 @@ fn bad_params_are_errors() {
         "set-param name=hash",
         "set-param name=\"unterminated",
     ] {
-        let out = h.send(bad);
-        assert_eq!(out.len(), 1, "{bad}");
-        assert!(out[0].starts_with("error message="), "{bad}: {out:?}");
-        tokens_ok(&out[0]);
+        assert_eq!(h.refused(bad).len(), 1, "{bad}");
     }
 }
 
 #[test]
 fn plays_from_a_pydraughts_pos() {
     let mut h = Harness::new();
-    h.send("set-param name=level value=easy");
-    h.send("pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves=\"11-15 23-19\"");
-    h.send("level move-time=0.05");
+    h.send_all(&[
+        "set-param name=level value=easy",
+        "pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves=\"11-15 23-19\"",
+        "level move-time=0.05",
+    ]);
     assert!(h.send("go think").is_empty());
     let out = h.until_done();
     let done = out.last().unwrap();
@@ -128,9 +166,7 @@ fn captures_in_moves_use_hub_notation() {
     // 11-15 24-19 15x24 (black takes 19, lands on 24): hub writes 15x24x19
     let out = h.send("pos moves=\"11-15 24-19 15x24x19\"");
     assert!(out.is_empty(), "{out:?}");
-    h.send("level depth=3");
-    h.send("go think");
-    let out = h.until_done();
+    let out = h.think(&["level depth=3"]);
     // white must recapture: 28x19x24 or 27x20x24
     let done = out.last().unwrap();
     assert!(
@@ -148,9 +184,7 @@ fn bad_pos_then_go_still_answers() {
         "pos moves=\"11-15 11-15\"",
         "pos moves=\"9-99\"",
     ] {
-        let out = h.send(bad);
-        assert!(out[0].starts_with("error message="), "{bad}: {out:?}");
-        tokens_ok(&out[0]);
+        h.refused(bad);
     }
     let out = h.send("go think");
     assert_eq!(out.len(), 2);
@@ -169,8 +203,7 @@ fn bad_levels_are_errors_and_keep_the_old_level() {
         "level nodes=x",
         "level time=1e400",
     ] {
-        let out = h.send(bad);
-        assert_eq!(out.len(), 1, "{bad}");
+        assert_eq!(h.send(bad).len(), 1, "{bad}");
     }
     assert!(h.send("level time=0.5 inc=0.1 moves=20").is_empty());
     assert_eq!(h.session.level.btime, Some(Duration::from_millis(600)));
@@ -185,34 +218,26 @@ fn bad_levels_are_errors_and_keep_the_old_level() {
 #[test]
 fn analyze_runs_until_stop_and_ping_answers_meanwhile() {
     let mut h = Harness::new();
-    h.send("set-param name=level value=easy");
-    h.send("pos");
-    h.send("go analyze");
+    h.send_all(&["set-param name=level value=easy", "pos", "go analyze"]);
     assert!(h.session.is_searching());
     assert_eq!(
         h.send("go think")[0],
         "error message=\"go: a search is already running\""
     );
     assert_eq!(h.send("ping"), ["pong"]);
-    std::thread::sleep(Duration::from_millis(30));
-    assert!(h.session.is_searching());
-    h.send("stop");
-    let out = h.until_done();
-    assert!(out.last().unwrap().starts_with("done move="));
+    h.runs_until("stop");
 }
 
 #[test]
 fn ponder_then_ponder_hit() {
     let mut h = Harness::new();
-    h.send("set-param name=level value=easy");
-    h.send("pos moves=\"11-15\"");
-    h.send("level move-time=0.02");
-    h.send("go ponder");
-    std::thread::sleep(Duration::from_millis(30));
-    assert!(h.session.is_searching());
-    h.send("ponder-hit");
-    let out = h.until_done();
-    assert!(out.last().unwrap().starts_with("done move="));
+    h.send_all(&[
+        "set-param name=level value=easy",
+        "pos moves=\"11-15\"",
+        "level move-time=0.02",
+        "go ponder",
+    ]);
+    h.runs_until("ponder-hit");
 }
 
 #[test]
@@ -221,19 +246,18 @@ fn no_legal_move_gives_null_move() {
     // white to move with no pieces: all 32 characters empty except black men
     let pos = format!("B{}", "e".repeat(31) + "w");
     assert!(h.send(&format!("pos pos={pos}")).is_empty());
-    h.send("go think");
-    assert_eq!(h.until_done().last().unwrap(), "done move=0-0");
+    assert_eq!(h.think(&[]).last().unwrap(), "done move=0-0");
 }
 
 #[test]
 fn mini_variant() {
     let mut h = Harness::new();
-    h.send("set-param name=variant value=mini");
-    h.send("set-param name=level value=easy");
-    h.send("pos start");
-    h.send("level depth=2");
-    h.send("go think");
-    let out = h.until_done();
+    let out = h.think(&[
+        "set-param name=variant value=mini",
+        "set-param name=level value=easy",
+        "pos start",
+        "level depth=2",
+    ]);
     let done = out.last().unwrap();
     let mv = parse_line(done).unwrap().value("move").unwrap().to_string();
     assert!(parse_move(&Position::startpos(Variant::Mini), &mv).is_ok());
@@ -243,8 +267,7 @@ fn mini_variant() {
 /// written and checks that nothing more arrives.
 fn go_with_fault(fault: Fault) -> Vec<String> {
     let mut h = Harness::new();
-    h.send("pos moves=\"11-15\"");
-    h.send("level depth=3");
+    h.send_all(&["pos moves=\"11-15\"", "level depth=3"]);
     crate::engine::fault::inject(fault);
     let mut out = h.send("go think");
     out.extend(h.until_done());
@@ -284,8 +307,7 @@ fn a_search_without_a_thread_still_gets_one_done() {
 #[test]
 fn a_go_during_a_search_gets_its_own_done() {
     let mut h = Harness::new();
-    h.send("pos");
-    h.send("go analyze");
+    h.send_all(&["pos", "go analyze"]);
     assert_eq!(
         h.send("go think"),
         [
@@ -293,8 +315,7 @@ fn a_go_during_a_search_gets_its_own_done() {
             "done move=0-0"
         ]
     );
-    h.send("stop");
-    let out = h.until_done();
+    let out = h.finish_with("stop");
     assert_eq!(out.iter().filter(|l| l.starts_with("done")).count(), 1);
     assert!(out.last().unwrap().starts_with("done move="));
 }
@@ -307,12 +328,16 @@ fn scores_in_men() {
     assert_eq!(format_score(Score::Loss(4)), "-99.96");
 }
 
-#[test]
-fn serve_reads_lines_and_quits_on_eof() {
-    let input = b"hub\ninit\nping\npos\nlevel depth=1\ngo think\n".to_vec();
+/// What [`serve`] writes for `input`, read to its end.
+fn served(input: Vec<u8>) -> String {
     let mut out = Vec::new();
     serve(std::io::Cursor::new(input), &mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn serve_reads_lines_and_quits_on_eof() {
+    let text = served(b"hub\ninit\nping\npos\nlevel depth=1\ngo think\n".to_vec());
     assert!(text.contains("\nready\npong\n"), "{text}");
     // at EOF the limited search still finishes and reports
     assert!(text.contains("\ndone move="), "{text}");
@@ -322,9 +347,7 @@ fn serve_reads_lines_and_quits_on_eof() {
 fn overlong_lines_are_skipped() {
     let mut input = vec![b'x'; MAX_LINE + 10];
     input.extend_from_slice(b"\nping\n");
-    let mut out = Vec::new();
-    serve(std::io::Cursor::new(input), &mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
+    let text = served(input);
     assert!(text.starts_with("error message="), "{text}");
     assert!(text.ends_with("pong\n"), "{text}");
 }
@@ -337,10 +360,7 @@ fn multipv_param_gives_several_lines_best_first() {
         .contains(&"param name=multipv value=1 type=int min=1 max=64".to_string()));
     assert!(h.send("set-param name=multipv value=3").is_empty());
     assert!(h.send("set-param name=multipv value=0")[0].starts_with("error message="));
-    h.send("pos");
-    h.send("level depth=4");
-    h.send("go think");
-    let out = h.until_done();
+    let out = h.think(&["pos", "level depth=4"]);
     let start = Position::startpos(Variant::English);
     let infos: Vec<_> = out
         .iter()
@@ -381,11 +401,9 @@ fn multipv_param_gives_several_lines_best_first() {
         "{out:?}"
     );
     // go analyze with multipv: several lines until stop
-    h.send("level infinite");
-    h.send("go analyze");
+    h.send_all(&["level infinite", "go analyze"]);
     h.until_line(|l| l.contains(" multipv=3 "));
-    h.send("stop");
-    let out = h.until_done();
+    let out = h.finish_with("stop");
     assert!(out.last().unwrap().starts_with("done move="), "{out:?}");
 }
 
@@ -462,8 +480,10 @@ fn plays_from_the_book_set_by_param_and_searches_without_it() {
             path.display()
         ))
         .is_empty());
-    h.send("pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww");
-    h.send("level move-time=5");
+    h.send_all(&[
+        "pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww",
+        "level move-time=5",
+    ]);
     let t = std::time::Instant::now();
     assert!(h.send("go think").is_empty());
     let out = h.until_done();
@@ -485,9 +505,7 @@ fn plays_from_the_book_set_by_param_and_searches_without_it() {
     }
     // OwnBook off: a search
     assert!(h.send("set-param name=book value=false").is_empty());
-    h.send("level move-time=0.05");
-    h.send("go think");
-    let out = h.until_done();
+    let out = h.think(&["level move-time=0.05"]);
     assert!(
         out.iter()
             .any(|l| l.contains("nodes=") && !l.contains("nodes=0 ")),

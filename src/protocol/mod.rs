@@ -36,4 +36,4 @@ pub use parse::shorten;
 pub use response::{help_text, help_text_for, Refusal, Response, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
 pub use session::{Flow, Session, SessionConfig, AUTH_REQUEST};
-pub use token::{Token, TokenError, MAX_TOKEN};
+pub use token::{Token, TokenError, MAX_TOKEN, TOKEN_ENV};

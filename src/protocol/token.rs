@@ -6,6 +6,10 @@ use std::str::FromStr;
 /// Longest token accepted, in bytes.
 pub const MAX_TOKEN: usize = 256;
 
+/// The environment variable the command lines (`kingme`, `kingme-referee`,
+/// `kingme-web`) take a token from when no flag gives one.
+pub const TOKEN_ENV: &str = "KINGME_TOKEN";
+
 /// An `auth` token: one word of visible characters (no blanks, no control
 /// characters), so that `auth TOKEN` is one protocol line that no parser
 /// splits. Its `Debug` does not show it.

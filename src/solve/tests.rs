@@ -2,11 +2,24 @@
 
 use super::memo::Table;
 use super::*;
-use crate::board::{Position, Variant};
+use crate::board::{Move, Position, Variant};
 use std::sync::Mutex;
 
 fn pos(fen: &str) -> Position {
     Position::from_fen(Variant::Mini, fen).expect("test FEN")
+}
+
+/// The move values of `p`, which must be worth `value` and have `moves` moves.
+fn checked_moves(
+    s: &mut MiniSolver,
+    p: &Position,
+    value: GameValue,
+    moves: usize,
+) -> Vec<(Move, GameValue)> {
+    assert_eq!(s.value(p), value);
+    let mv = s.move_values(p);
+    assert_eq!(mv.len(), moves);
+    mv
 }
 
 #[test]
@@ -66,17 +79,11 @@ fn one_against_one_capture() {
     let mut s = MiniSolver::new();
     // Black 8 (r2,c3) must capture White 11 (r3,c2), landing on 13 (r4,c1):
     // White has no pieces left. Win in 1.
-    let p = pos("B:W11:B8");
-    assert_eq!(s.value(&p), GameValue::win(1));
-    let mv = s.move_values(&p);
-    assert_eq!(mv.len(), 1);
+    let mv = checked_moves(&mut s, &pos("B:W11:B8"), GameValue::win(1), 1);
     assert_eq!(mv[0].0.to_string(), "8x13");
     // Black 8 against White 14 (r4,c3), Black to move: 8-11 (r3,c2) is taken by
     // 14x7 and 8-12 (r3,c4) by 14x9; either way Black is gone after 2 plies.
-    let p = pos("B:W14:B8");
-    assert_eq!(s.value(&p), GameValue::loss(2));
-    let mv = s.move_values(&p);
-    assert_eq!(mv.len(), 2);
+    let mv = checked_moves(&mut s, &pos("B:W14:B8"), GameValue::loss(2), 2);
     assert!(mv.iter().all(|&(_, v)| v == GameValue::loss(2)));
     // The same with White to move: White walks into Black's capture.
     assert_eq!(s.value(&pos("W:W14:B8")), GameValue::loss(2));
@@ -87,10 +94,7 @@ fn pass_then_count_pieces() {
     let mut s = MiniSolver::new();
     // Black 16 is on its far row and can't move; White 4 (r1,c0) can go to 1.
     // Black passes, White plays 4-1, then nobody can move: 1 v 1, a draw in 2.
-    let p = pos("B:W4:B16");
-    assert_eq!(s.value(&p), GameValue::draw(2));
-    let mv = s.move_values(&p);
-    assert_eq!(mv.len(), 1);
+    let mv = checked_moves(&mut s, &pos("B:W4:B16"), GameValue::draw(2), 1);
     assert!(mv[0].0.is_pass());
     assert_eq!(mv[0].1, GameValue::draw(2));
     // With two stuck black men (16, 17) the same line ends 2 v 1: Black wins in 2.
@@ -106,9 +110,7 @@ fn capture_is_forced() {
     // and must: 9-12 is not allowed while a capture exists. The jump takes
     // White's last piece: a win in 1, by the only legal move.
     let p = pos("B:W11:B7,9");
-    assert_eq!(s.value(&p), GameValue::win(1));
-    let mv = s.move_values(&p);
-    assert_eq!(mv.len(), 1);
+    let mv = checked_moves(&mut s, &p, GameValue::win(1), 1);
     assert_eq!(mv[0], (s.best_move(&p).unwrap(), GameValue::win(1)));
     assert_eq!(mv[0].0.to_string(), "7x14");
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod listen;
 
 use kingme::protocol::{Events, Session, SessionConfig};
 use kingme::server::{self, ServerConfig};
@@ -247,6 +248,84 @@ pub fn test_server_config() -> ServerConfig {
     c.max_connections = 256;
     c.max_per_address = 256;
     c
+}
+
+/// An in-process server with [`test_server_config`] as `change` leaves it.
+pub fn server_with(change: impl FnOnce(&mut ServerConfig)) -> Server {
+    let mut config = test_server_config();
+    change(&mut config);
+    Server::start(config)
+}
+
+/// Reads lines until one starts with `prefix`; returns the lines before it and it.
+pub fn until(c: &mut dyn Conn, prefix: &str) -> (Vec<String>, String) {
+    let mut before = Vec::new();
+    loop {
+        let l = c
+            .recv(LINE_TIMEOUT)
+            .unwrap_or_else(|| panic!("no '{prefix}' line; got {before:?}"));
+        if l.starts_with(prefix) {
+            return (before, l);
+        }
+        before.push(l);
+    }
+}
+
+/// Sends `go`, waits for a line starting with `started` and then for `wait`,
+/// and times `stop` to the `bestmove`.
+pub fn stop_latency(c: &mut dyn Conn, go: &str, started: &str, wait: Duration) -> Duration {
+    c.send(go);
+    until(c, started);
+    std::thread::sleep(wait);
+    let t = Instant::now();
+    c.send("stop");
+    until(c, "bestmove");
+    t.elapsed()
+}
+
+/// `kingme --listen ADDR` with no stdin or stdout and its stderr piped (for
+/// [`listen::listening_address`]).
+pub fn kingme_listen(addr: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kingme"));
+    cmd.args(["--listen", addr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Two greeted connections to `server`, then a third one (not greeted).
+pub fn two_and_a_third(server: &Server) -> (Tcp, Tcp, Tcp) {
+    let a = Tcp::connect_greeted(server.addr);
+    let b = Tcp::connect_greeted(server.addr);
+    (a, b, Tcp::connect(server.addr))
+}
+
+/// Asserts that the next line is `want`.
+#[track_caller]
+pub fn expect_line(c: &mut dyn Conn, want: &str) {
+    assert_eq!(c.recv(LINE_TIMEOUT).as_deref(), Some(want));
+}
+
+/// Polls `done` every 20 ms until it holds; fails, naming `what`, after `within`.
+#[track_caller]
+pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < within, "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The move of the `BestMove` among a search's events.
+pub fn best_move(events: &[kingme::engine::Event]) -> kingme::Move {
+    events
+        .iter()
+        .find_map(|e| match e {
+            kingme::engine::Event::BestMove { mv, .. } => *mv,
+            _ => None,
+        })
+        .expect("a move")
 }
 
 /// `*` matches any run of characters; everything else literally.

@@ -14,29 +14,36 @@ import time
 from draughts import Board
 
 
-def moves(board, distinct):
+def move_key(m):
+    """What tells two moves apart with `--distinct`: start, end, captured set."""
+    return m.steps_move[0], m.steps_move[-1], tuple(sorted(m.captures or []))
+
+
+def moves(board, distinct, key=move_key):
     ms = board.legal_moves()
     if not distinct:
         return ms
     seen, out = set(), []
     for m in ms:
-        key = (m.steps_move[0], m.steps_move[-1], tuple(sorted(m.captures or [])))
-        if key not in seen:
-            seen.add(key)
+        k = key(m)
+        if k not in seen:
+            seen.add(k)
             out.append(m)
     return out
 
 
-def perft(board, depth, distinct):
+def perft(board, depth, distinct, key=move_key):
+    """Leaves of the tree `depth` plies deep; with `distinct`, moves with the
+    same `key` count once (tests/interop/test_movegen.py uses it too)."""
     if depth == 0:
         return 1
-    ms = moves(board, distinct)
+    ms = moves(board, distinct, key)
     if depth == 1:
         return len(ms)
     n = 0
     for m in ms:
         board.push(m)
-        n += perft(board, depth - 1, distinct)
+        n += perft(board, depth - 1, distinct, key)
         board.pop()
     return n
 

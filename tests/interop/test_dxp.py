@@ -16,9 +16,7 @@ import pytest
 
 import draughts
 from draughts.engine import DXPEngine
-from conftest import KINGME
-
-MAX_PLIES = 400
+from conftest import KINGME, play_against_random
 
 
 @pytest.fixture(scope="module")
@@ -59,21 +57,9 @@ def server(tmp_path_factory):
 
 def play_game(port, rng, kingme_colour, initial_time):
     engine = DXPEngine(options={"port": port, "initial-time": initial_time})
-    board = draughts.Board("english")
-    kingme_moves = 0
     try:
-        while not board.is_over():
-            assert len(board.move_stack) < MAX_PLIES, "game did not end"
-            legal = board.legal_moves()
-            if board.turn == kingme_colour:
-                move = engine.play(board).move
-                assert move is not None, "kingme sent no move"
-                legal_hub = {m.hub_position_move for m in legal}
-                assert move.hub_position_move in legal_hub, (move.hub_move, board.fen)
-                kingme_moves += 1
-            else:
-                move = rng.choice(legal)
-            board.push(move)
+        board, kingme_moves = play_against_random(
+            rng, kingme_colour, lambda board: engine.play(board).move)
     finally:
         quitter = threading.Thread(target=engine.quit)
         quitter.start()

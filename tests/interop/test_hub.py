@@ -14,9 +14,7 @@ import pytest
 
 import draughts
 from draughts.engine import HubEngine, Limit
-from conftest import KINGME
-
-MAX_PLIES = 400
+from conftest import KINGME, play_against_random
 
 
 @pytest.fixture
@@ -39,23 +37,9 @@ def engine(deadline):
 
 
 def play_game(engine, rng, kingme_colour, limit):
-    board = draughts.Board("english")
     engine.send("new-game")
-    kingme_moves = 0
-    while not board.is_over():
-        assert len(board.move_stack) < MAX_PLIES, "game did not end"
-        legal = board.legal_moves()
-        if board.turn == kingme_colour:
-            result = engine.play(board, limit, ponder=False)
-            move = result.move
-            assert move is not None
-            legal_hub = {m.hub_position_move for m in legal}
-            assert move.hub_position_move in legal_hub, (move.hub_move, board.fen)
-            kingme_moves += 1
-        else:
-            move = rng.choice(legal)
-        board.push(move)
-    return board, kingme_moves
+    return play_against_random(
+        rng, kingme_colour, lambda board: engine.play(board, limit, ponder=False).move)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ import pytest
 from draughts import Board
 
 from conftest import KINGME as BIN
+from pydraughts_perft import perft
 
 GAMES = 24  # random games from the start position
 MAX_PLIES = 160  # per game (the 40-move rule ends real games sooner)
@@ -143,6 +144,19 @@ def compare(board, context):
 STATS = Counter()
 
 
+def compare_along_random_play(board, rng, plies, context):
+    """`compare` at `board` and after each of up to `plies` random moves;
+    returns how many positions were compared."""
+    compared = 0
+    for ply in range(plies):
+        moves = compare(board, f"{context} ply {ply}")
+        compared += 1
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return compared
+
+
 def teardown_module(module):
     print("\ninterop totals: " + ", ".join(f"{k} {v}" for k, v in sorted(STATS.items())))
 
@@ -167,13 +181,7 @@ def test_numbering_agrees():
 def test_random_game(seed):
     rng = random.Random(1000 + seed)
     board = Board(variant="english")
-    checked = 0
-    for ply in range(MAX_PLIES):
-        moves = compare(board, f"game {seed} ply {ply}")
-        checked += 1
-        if not moves:
-            break
-        board.push(rng.choice(moves))
+    checked = compare_along_random_play(board, rng, MAX_PLIES, f"game {seed}")
     STATS["game positions"] += checked
     assert checked > 10
 
@@ -206,12 +214,8 @@ def test_random_positions_with_kings():
     for i in range(RANDOM_POSITIONS):
         fen = random_fen(rng)
         board = Board(variant="english", fen=fen)
-        for ply in range(RANDOM_POSITION_PLIES):
-            moves = compare(board, f"random position {i} ({fen}) ply {ply}")
-            positions += 1
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        positions += compare_along_random_play(
+            board, rng, RANDOM_POSITION_PLIES, f"random position {i} ({fen})")
     assert positions >= RANDOM_POSITIONS
 
 
@@ -231,22 +235,9 @@ def kingme_perft(fen, depth, distinct=False):
 
 
 def pyd_perft(board, depth, distinct):
-    if depth == 0:
-        return 1
-    moves = board.legal_moves()
-    if distinct:
-        seen = {}
-        for m in moves:
-            seen.setdefault(pyd_key(m), m)
-        moves = list(seen.values())
-    if depth == 1:
-        return len(moves)
-    n = 0
-    for m in moves:
-        board.push(m)
-        n += pyd_perft(board, depth - 1, distinct)
-        board.pop()
-    return n
+    """pydraughts' perft (tests/interop/pydraughts_perft.py), moves told apart
+    by `pyd_key`, which checks each capture's squares."""
+    return perft(board, depth, distinct, key=pyd_key)
 
 
 def test_perft_of_sampled_positions():

@@ -7,7 +7,7 @@
 //! too, and its last lines are quoted when it disconnects (why it crashed).
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
-use kingme::protocol::{Refusal, Response};
+use kingme::protocol::{Refusal, Response, TOKEN_ENV};
 pub use kingme::server::{EngineSpec, ParseEngineSpecError};
 use kingme::Variant;
 use std::collections::VecDeque;
@@ -235,7 +235,7 @@ impl Engine {
                 command
                     .args(args)
                     // the referee's own secret is none of the engine's business
-                    .env_remove("KINGME_TOKEN")
+                    .env_remove(TOKEN_ENV)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());

@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use kingme::protocol::Token;
+use kingme::protocol::{Token, TOKEN_ENV};
 use kingme::Variant;
 use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};
@@ -47,20 +47,10 @@ struct MatchArgs {
     #[arg(long, value_name = "SPEC")]
     engine_b: Option<String>,
     /// Token for engine A when it is a server started with --token (sent as `auth`).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "KINGME_TOKEN",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
     token_a: Option<Token>,
     /// Token for engine B when it is a server started with --token.
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "KINGME_TOKEN",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
     token_b: Option<Token>,
     /// An option for engine A (repeatable), e.g. Level=easy.
     #[arg(long, value_name = "NAME=VALUE")]
@@ -120,12 +110,7 @@ struct LoadArgs {
     #[arg(long, default_value = "127.0.0.1:7777")]
     addr: String,
     /// Token for a server started with --token (sent as `auth` on every connection).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "KINGME_TOKEN",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
     token: Option<Token>,
     /// Concurrent sessions.
     #[arg(long, default_value_t = 20)]

@@ -349,20 +349,17 @@ pub fn run_match(
         v.extend(o.iter().cloned());
         v
     };
-    let a = Engine::start(&cfg.engine_a, &options(&cfg.options_a), cfg.setup_timeout).map_err(
-        |source| MatchError::Engine {
-            side: "A",
-            spec: cfg.engine_a.to_string(),
-            source,
-        },
-    )?;
-    let b = Engine::start(&cfg.engine_b, &options(&cfg.options_b), cfg.setup_timeout).map_err(
-        |source| MatchError::Engine {
-            side: "B",
-            spec: cfg.engine_b.to_string(),
-            source,
-        },
-    )?;
+    let start = |side: &'static str, spec: &EngineSpec, opts: &[(String, String)]| {
+        Engine::start(spec, &options(opts), cfg.setup_timeout).map_err(|source| {
+            MatchError::Engine {
+                side,
+                spec: spec.to_string(),
+                source,
+            }
+        })
+    };
+    let a = start("A", &cfg.engine_a, &cfg.options_a)?;
+    let b = start("B", &cfg.engine_b, &cfg.options_b)?;
     let label_a = label(a.name(), &cfg.options_a);
     let label_b = label(b.name(), &cfg.options_b);
     let (label_a, label_b) = if label_a == label_b {

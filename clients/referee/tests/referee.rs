@@ -9,6 +9,7 @@ use kingme_referee::game::{GameRecord, Score, Side, Termination, TimeControl};
 use kingme_referee::pdn::parse_pdn;
 use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::Duration;
 
 /// Keeps every finished game, and checks each report so far against them.
@@ -21,6 +22,31 @@ impl Progress for Collect {
         assert!(report.in_progress);
         check_consistent(report, &self.0, None);
     }
+}
+
+/// `kingme-referee --engine-a A --engine-b B`, with no `KINGME_TOKEN` from the
+/// caller's environment.
+fn referee(a: &str, b: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kingme-referee"));
+    cmd.env_remove("KINGME_TOKEN")
+        .args(["--engine-a", a, "--engine-b", b]);
+    cmd
+}
+
+/// Runs `cmd`, which must fail; its stderr.
+fn failure(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("run kingme-referee");
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A match of `games` between a fake engine that plays an illegal move (A,
+/// given no options) and `server`.
+fn illegal_against(server: &Server, dir: &TempDir, games: usize) -> MatchConfig {
+    let fake = script_spec(dir, "illegal.sh", ILLEGAL_ENGINE);
+    let mut cfg = config(&fake, &server.spec(), games, None);
+    cfg.options_a.clear();
+    cfg
 }
 
 fn config(a: &str, b: &str, games: usize, pdn: Option<PathBuf>) -> MatchConfig {
@@ -217,8 +243,7 @@ fn the_command_line_refuses_bad_or_clashing_move_limits() {
         ),
         (&[][..], "give --movetime MS, --tc SECONDS+INC or --nodes N"),
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
-            .args(["--engine-a", "cmd:kingme", "--engine-b", "cmd:kingme"])
+        let out = referee("cmd:kingme", "cmd:kingme")
             .args(args)
             .output()
             .expect("run kingme-referee");
@@ -232,9 +257,7 @@ fn the_command_line_refuses_bad_or_clashing_move_limits() {
 fn illegal_moves_lose_and_the_match_goes_on() {
     let server = Server::start(&[]);
     let dir = TempDir::new("illegal");
-    let fake = script_spec(&dir, "illegal.sh", ILLEGAL_ENGINE);
-    let mut cfg = config(&fake, &server.spec(), 4, None);
-    cfg.options_a.clear();
+    let cfg = illegal_against(&server, &dir, 4);
     let mut seen = Collect::default();
     let report = run_match(&cfg, &mut seen).expect("match runs");
     assert_eq!(report.wdl.losses, 4, "{:?}", report.game_list);
@@ -290,9 +313,7 @@ fn command_line_writes_pdn_and_json() {
     let dir = TempDir::new("cli");
     let (pdn, json) = (dir.path("g.pdn"), dir.path("s.json"));
     let kingme = format!("cmd:{}", common::kingme_bin().display());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
-        .env_remove("KINGME_TOKEN")
-        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
+    let out = referee(&server.spec(), &kingme)
         .args(["--token-a", "s3cret"])
         .args(["--option-a", "Level=easy", "--option-b", "Level=easy"])
         .args([
@@ -346,33 +367,22 @@ fn command_line_writes_pdn_and_json() {
     assert_eq!(games.len(), 2);
 
     // A bad option stops the match before any game, with the engine's reason.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
-        .env("KINGME_TOKEN", "s3cret")
-        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
-        .args([
-            "--option-a",
-            "Level=godlike",
-            "--games",
-            "2",
-            "--movetime",
-            "20",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let limits = ["--games", "2", "--movetime", "20"];
+    let err = failure(
+        referee(&server.spec(), &kingme)
+            .env("KINGME_TOKEN", "s3cret")
+            .args(["--option-a", "Level=godlike"])
+            .args(limits),
+    );
     assert!(err.contains("engine A") && err.contains("error"), "{err}");
     assert!(err.contains("Level"), "the refused option is named: {err}");
 
     // A wrong token stops it too, saying so (and never printing the token).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
-        .env_remove("KINGME_TOKEN")
-        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
-        .args(["--token-a", "guess", "--games", "2", "--movetime", "20"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(
+        referee(&server.spec(), &kingme)
+            .args(["--token-a", "guess"])
+            .args(limits),
+    );
     assert!(
         err.contains("engine A") && err.contains("refused authentication"),
         "{err}"
@@ -380,14 +390,11 @@ fn command_line_writes_pdn_and_json() {
     assert!(!err.contains("guess"), "token printed: {err}");
 
     // A token that isn't one visible word is refused before anything is sent.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
-        .env_remove("KINGME_TOKEN")
-        .args(["--engine-a", &server.spec(), "--engine-b", &kingme])
-        .args(["--token-a", "two words", "--games", "2", "--movetime", "20"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(
+        referee(&server.spec(), &kingme)
+            .args(["--token-a", "two words"])
+            .args(limits),
+    );
     assert!(err.contains("one word of visible characters"), "{err}");
 }
 
@@ -395,9 +402,7 @@ fn command_line_writes_pdn_and_json() {
 fn sprt_stops_a_one_sided_match_early() {
     let server = Server::start(&[]);
     let dir = TempDir::new("sprt");
-    let fake = script_spec(&dir, "illegal.sh", ILLEGAL_ENGINE);
-    let mut cfg = config(&fake, &server.spec(), 200, None);
-    cfg.options_a.clear();
+    let mut cfg = illegal_against(&server, &dir, 200);
     cfg.sprt = Some(kingme_referee::stats::Sprt::new(0.0, 10.0));
     let mut seen = Collect::default();
     let report = run_match(&cfg, &mut seen).expect("match runs");
@@ -445,8 +450,7 @@ fn sigterm_ends_a_command_line_match_with_its_summary() {
     let server = Server::start(&[]);
     let dir = TempDir::new("sigterm");
     let (pdn, json) = (dir.path("g.pdn"), dir.path("s.json"));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme-referee"))
-        .args(["--engine-a", &server.spec(), "--engine-b", &server.spec()])
+    let child = referee(&server.spec(), &server.spec())
         .args(["--option-a", "Level=easy", "--option-b", "Level=easy"])
         .args(["--games", "400", "--movetime", "20", "--quiet"])
         .arg("--pdn")

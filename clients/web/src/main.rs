@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use clap::Parser;
+use kingme::protocol::TOKEN_ENV;
 use kingme_web::{EngineSpec, Key, WebConfig};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -18,12 +19,7 @@ struct Args {
     #[arg(long, default_value = "inprocess", value_parser = board_engine)]
     engine: EngineSpec,
     /// Token for a kingme server started with --token (sent as `auth` for each tab).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "KINGME_TOKEN",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
     engine_token: Option<kingme::protocol::Token>,
     /// Browser tabs served at once.
     #[arg(long, default_value_t = 64)]

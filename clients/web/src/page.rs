@@ -12,23 +12,20 @@ const CSS: &str = "text/css; charset=utf-8";
 /// The page itself (`/`).
 pub const INDEX_HTML: &str = include_str!("page/index.html");
 
+/// `(name, body, content type)` rows for files of `src/page/`, listed by type.
+macro_rules! page_files {
+    ($($mime:ident: $($name:literal),+;)+) => {
+        &[$($(($name, include_str!(concat!("page/", $name)), $mime)),+),+]
+    };
+}
+
 /// Every served file: name (the path after `/`), body, content type.
-pub const FILES: &[(&str, &str, &str)] = &[
-    ("index.html", INDEX_HTML, HTML),
-    ("style.css", include_str!("page/style.css"), CSS),
-    ("app.js", include_str!("page/app.js"), JS),
-    ("protocol.js", include_str!("page/protocol.js"), JS),
-    ("game.js", include_str!("page/game.js"), JS),
-    ("play.js", include_str!("page/play.js"), JS),
-    ("clock.js", include_str!("page/clock.js"), JS),
-    ("pdn.js", include_str!("page/pdn.js"), JS),
-    ("record.js", include_str!("page/record.js"), JS),
-    ("board.js", include_str!("page/board.js"), JS),
-    ("graph.js", include_str!("page/graph.js"), JS),
-    ("analysis.js", include_str!("page/analysis.js"), JS),
-    ("view.js", include_str!("page/view.js"), JS),
-    ("controls.js", include_str!("page/controls.js"), JS),
-];
+pub const FILES: &[(&str, &str, &str)] = page_files! {
+    HTML: "index.html";
+    CSS: "style.css";
+    JS: "app.js", "protocol.js", "game.js", "play.js", "clock.js", "pdn.js", "record.js",
+        "board.js", "graph.js", "analysis.js", "view.js", "controls.js";
+};
 
 /// The body and content type of the file served at `/{name}`.
 #[must_use]

@@ -31,6 +31,29 @@ async fn start(config: WebConfig) -> (SocketAddr, Arc<Stats>) {
     (addr, stats)
 }
 
+/// A kingme TCP server with `config`, in this process; its address.
+async fn engine_server(config: kingme::server::ServerConfig) -> SocketAddr {
+    let engine = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = engine.local_addr().unwrap();
+    tokio::spawn(kingme::server::serve(
+        engine,
+        config,
+        std::future::pending(),
+    ));
+    addr
+}
+
+/// The board's sessions on the kingme server at `addr`, sending `token`.
+fn over_tcp(addr: SocketAddr, token: Option<&str>) -> WebConfig {
+    WebConfig {
+        engine: EngineSpec::Tcp {
+            addr: addr.to_string(),
+            token: token.map(|t| t.parse().unwrap()),
+        },
+        ..WebConfig::default()
+    }
+}
+
 async fn connect(addr: SocketAddr) -> Ws {
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
         .await
@@ -265,21 +288,8 @@ async fn every_page_module_is_served_with_its_type_and_every_import_is_served() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
     let _serial = SERIAL.lock().await;
-    let engine = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let engine_addr = engine.local_addr().unwrap();
-    tokio::spawn(kingme::server::serve(
-        engine,
-        kingme::server::ServerConfig::default(),
-        std::future::pending(),
-    ));
-    let (addr, stats) = start(WebConfig {
-        engine: EngineSpec::Tcp {
-            addr: engine_addr.to_string(),
-            token: None,
-        },
-        ..WebConfig::default()
-    })
-    .await;
+    let engine_addr = engine_server(kingme::server::ServerConfig::default()).await;
+    let (addr, stats) = start(over_tcp(engine_addr, None)).await;
     let mut ws = connect(addr).await;
     read_until(&mut ws, |l| l.starts_with("info string kingme")).await;
     send(&mut ws, "moves").await;
@@ -307,36 +317,17 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
     let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let dead = closed.local_addr().unwrap();
     drop(closed);
-    let (addr, _) = start(WebConfig {
-        engine: EngineSpec::Tcp {
-            addr: dead.to_string(),
-            token: None,
-        },
-        ..WebConfig::default()
-    })
-    .await;
+    let (addr, _) = start(over_tcp(dead, None)).await;
     let mut ws = connect(addr).await;
     read_until(&mut ws, |l| l.starts_with("error cannot reach the engine")).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
-    let engine = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let engine_addr = engine.local_addr().unwrap();
     let mut server = kingme::server::ServerConfig::default();
     server.session.token = Some("s3cret".parse().unwrap());
-    tokio::spawn(kingme::server::serve(
-        engine,
-        server,
-        std::future::pending(),
-    ));
-    let bridge = |token: Option<&str>| WebConfig {
-        engine: EngineSpec::Tcp {
-            addr: engine_addr.to_string(),
-            token: token.map(|t| t.parse().unwrap()),
-        },
-        ..WebConfig::default()
-    };
+    let engine_addr = engine_server(server).await;
+    let bridge = |token| over_tcp(engine_addr, token);
 
     let (addr, _) = start(bridge(Some("s3cret"))).await;
     let mut ws = connect(addr).await;

@@ -43,19 +43,27 @@ async function settle(page, ms = 20000) {
 const squaresWith = (page, cls) => page.$$eval(`.sq.${cls}`, (gs) => gs.map((g) => Number(g.dataset.square)).sort((a, b) => a - b));
 const click = (page, n) => page.click(`.sq[data-square="${n}"]`);
 
-/** The legal moves of a position, asked over a WebSocket of its own (not the page's logic). */
-function legalMoves(page, setup) {
-  return page.evaluate((lines) => new Promise((resolve, reject) => {
+/**
+ * What follows `prefix` in the first line starting with it that the engine
+ * answers to `lines`, asked over a WebSocket of its own (not the page's logic).
+ */
+function askEngine(page, lines, prefix) {
+  return page.evaluate(([lines, prefix]) => new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://${location.host}/ws`);
-    const t = setTimeout(() => reject(new Error('no moves line')), 5000);
-    ws.onopen = () => ws.send(lines.concat('moves').join('\n'));
+    const t = setTimeout(() => reject(new Error(`no ${prefix.trim()} line`)), 5000);
+    ws.onopen = () => ws.send(lines.join('\n'));
     ws.onmessage = (e) => {
       for (const l of String(e.data).split('\n')) {
         if (l.startsWith('error')) { clearTimeout(t); reject(new Error(l)); }
-        if (l.startsWith('moves ')) { clearTimeout(t); ws.close(); resolve(l.slice(6).split(' ')); }
+        if (l.startsWith(prefix)) { clearTimeout(t); ws.close(); resolve(l.slice(prefix.length)); }
       }
     };
-  }), setup);
+  }), [lines, prefix]);
+}
+
+/** The legal moves of a position, asked over a WebSocket of its own (not the page's logic). */
+async function legalMoves(page, setup) {
+  return (await askEngine(page, setup.concat('moves'), 'moves ')).split(' ');
 }
 
 const pathOf = (m) => m.split(/[-x]/).map(Number);
@@ -340,18 +348,8 @@ function fenPieces(fen) {
 }
 
 /** The engine's FEN after `setup`, asked over a WebSocket of its own. */
-function engineFen(page, setup) {
-  return page.evaluate((lines) => new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://${location.host}/ws`);
-    const t = setTimeout(() => reject(new Error('no fen line')), 5000);
-    ws.onopen = () => ws.send(lines.concat('board').join('\n'));
-    ws.onmessage = (e) => {
-      for (const l of String(e.data).split('\n')) {
-        if (l.startsWith('error')) { clearTimeout(t); reject(new Error(l)); }
-        if (l.startsWith('fen ')) { clearTimeout(t); ws.close(); resolve(l.slice(4).trim()); }
-      }
-    };
-  }), setup);
+async function engineFen(page, setup) {
+  return (await askEngine(page, setup.concat('board'), 'fen ')).trim();
 }
 
 const plyOf = (page) => page.evaluate(() => Number(document.body.dataset.ply));
