@@ -53,7 +53,7 @@ fn main() {
         "fresh: {:.1} ns/eval ({s})",
         t.elapsed().as_nanos() as f64 / 1e5
     );
-    let pw = kingme::eval::LearnedWeights::builtin();
+    let pw = kingme::eval::PatternWeights::builtin();
     let t = Instant::now();
     for _ in 0..1000 {
         for p in &positions {

@@ -12,6 +12,8 @@
 //!   may name, and opening one without blocking or reading past its format.
 //! - [`proc_info`]: memory figures Linux reports in `/proc` (peak and resident
 //!   memory, physical memory).
+//! - [`rng`]: `SplitMix64`, the seeded generator behind every shuffle,
+//!   sample and random start (openings, self-play, training, tests).
 //! - [`perft`]: move-tree counting, the check on move generation.
 //! - [`eval`]: the static evaluation of a position, per variant: for English
 //!   the network (NNUE, `eval::network`, its first layer kept per search
@@ -61,9 +63,11 @@
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
 pub mod board;
+pub mod checked_file;
 pub mod files;
 pub mod perft;
 pub mod proc_info;
+pub mod rng;
 
 pub mod eval;
 pub mod solve;

@@ -88,7 +88,9 @@ pub(super) fn remove_stale_temporaries(dir: &Path, only: Option<Material>) {
         let name = e.file_name();
         let name = name.to_string_lossy();
         let ours = only.is_none_or(|m| name.starts_with(&format!("{m}.")));
-        if ours && (name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp")) {
+        // the writer's temporary names, and those of earlier kingme builds
+        let of = crate::checked_file::temporary_of(&name).or_else(|| name.strip_suffix(".tmp"));
+        if ours && of.is_some_and(|f| f.ends_with(".wld") || f.ends_with(".dtc")) {
             let _ = std::fs::remove_file(e.path());
         }
     }
