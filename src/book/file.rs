@@ -385,3 +385,16 @@ impl<'a> View<'a> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_book_is_written_back_byte_for_byte() {
+        let shipped: &[u8] = include_bytes!("english.kmb");
+        let view = View::new(shipped, "english.kmb").unwrap();
+        assert!(view.len() > 1000);
+        assert!(encode(&view.params, &view.entries()) == shipped);
+    }
+}

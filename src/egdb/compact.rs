@@ -14,8 +14,9 @@
 //! position count (u64), positions per block (u32), block count (u32), data
 //! length (u64), FNV-1a 64 checksum of the index, in lanes (u64)); the index:
 //! block count + 1 data offsets (u32), then a checksum (u32, the low half of
-//! the block's FNV-1a 64 in lanes) per block; then the blocks. A block's checksum is checked the first time it is read: a
-//! corrupt block is an error for its probes, never a wrong value.
+//! the block's FNV-1a 64 in lanes) per block; then the blocks. A block's
+//! checksum is checked the first time it is read: a corrupt block is an
+//! error for its probes, never a wrong value.
 //!
 //! Every block is one zstd frame: a values block holds the value codes of
 //! [`VALUE_BLOCK`] positions at 2 bits each, a conversion block the

@@ -34,7 +34,9 @@ pub fn is_compact_version(version: u32) -> bool {
 pub const HEADER_LEN: usize = 64;
 
 /// Bytes of the shared start: magic, version, kind, slice name.
-pub(super) const IDENT_LEN: usize = 32;
+const IDENT_LEN: usize = 32;
+/// Bytes of the slice name, zero-padded.
+const NAME_LEN: usize = 16;
 
 /// The full files' format.
 pub(super) const FULL: Format = Format {
@@ -97,7 +99,8 @@ pub fn path(dir: &Path, mat: Material, kind: Kind) -> PathBuf {
 pub(super) fn ident(format: &Format, mat: Material, kind: Kind, version: u32) -> HeaderWriter {
     let mut h = format.header(version);
     h.u32(kind.code())
-        .padded(mat.to_string().as_bytes(), IDENT_LEN - 16);
+        .padded(mat.to_string().as_bytes(), NAME_LEN);
+    debug_assert_eq!(h.len(), IDENT_LEN);
     h
 }
 
@@ -121,7 +124,7 @@ pub(super) fn check_ident<'a>(
         ));
     }
     let name = mat.to_string();
-    let stored = r.take(IDENT_LEN - 16).map_err(short)?;
+    let stored = r.take(NAME_LEN).map_err(short)?;
     if &stored[..name.len()] != name.as_bytes() || stored[name.len()..].iter().any(|b| *b != 0) {
         return Err(FileError::header(
             path,

@@ -103,6 +103,13 @@ mod tests {
         let path = write(&dir, mat, Kind::Conversion, &dist).unwrap();
         assert_eq!(read(&path, mat, Kind::Conversion).unwrap(), dist);
         let mut bytes = std::fs::read(&path).unwrap();
+        // the header's own fields where the format puts them
+        let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        assert_eq!(field(32), n);
+        assert_eq!(field(40), n);
+        assert_eq!(field(48), crate::checked_file::fnv::fnv1a_lanes(&dist));
+        assert_eq!(field(56), 0);
+        assert_eq!(&bytes[HEADER_LEN..], &dist[..]);
         bytes[HEADER_LEN + 3] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
         let e = read(&path, mat, Kind::Conversion).unwrap_err().to_string();

@@ -198,6 +198,7 @@ pub fn write(dir: &Path, slices: &[Material], out: &Path) -> Result<Written, Fil
 
 #[cfg(test)]
 mod tests {
+    use super::super::compact;
     use super::*;
 
     #[test]
@@ -222,6 +223,48 @@ mod tests {
         want.sort_by_key(|&(m, k)| (m.to_string(), k));
         got.sort_by_key(|&(m, k)| (m.to_string(), k));
         assert_eq!(got, want);
+    }
+
+    /// The blocks of the compact file `bytes`, as its index cuts them.
+    fn blocks_of(bytes: &[u8]) -> Vec<Vec<u8>> {
+        use crate::checked_file::reader::u32_at;
+        let at = |o: usize| u32_at(bytes, o).expect("inside the header and index") as usize;
+        let n = at(44);
+        let data = super::file::HEADER_LEN + 8 * n + 4;
+        (0..n)
+            .map(|b| {
+                let (from, to) = (at(64 + 4 * b), at(64 + 4 * (b + 1)));
+                bytes[data + from..data + to].to_vec()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_writers_give_back_the_builtin_packs_byte_for_byte() {
+        let dir = std::env::temp_dir().join(format!("kingme-pack-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (pack, name) in [(BUILTIN, "5.kmeg"), (BUILTIN_PARTIAL, "6k1.kmeg")] {
+            let files = parse(pack, Path::new(name)).unwrap();
+            for f in &files {
+                let written = compact::write(&dir, f.slice, f.kind, &blocks_of(f.bytes)).unwrap();
+                assert!(
+                    std::fs::read(&written).unwrap() == f.bytes,
+                    "{}",
+                    written.display()
+                );
+            }
+            let slices: Vec<Material> = files
+                .iter()
+                .filter(|f| f.kind == Kind::Values)
+                .map(|f| f.slice)
+                .collect();
+            let out = dir.join(name);
+            let w = write(&dir, &slices, &out).unwrap();
+            assert_eq!(w.bytes, pack.len() as u64);
+            assert!(std::fs::read(&out).unwrap() == pack, "{name}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

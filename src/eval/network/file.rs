@@ -236,18 +236,26 @@ impl Network {
             ));
         }
         FORMAT.verify(path, stored, payload)?;
-        let mut r = Reader::new(payload);
-        let net = weights(
-            &mut r,
-            hidden,
-            input_buckets,
-            l1,
-            l2,
-            buckets,
-            generation,
-            scale,
-        )
-        .map_err(short)?;
+        let read = |r: &mut Reader<'_>| -> Result<Network, PastTheEnd> {
+            Ok(Network {
+                generation,
+                hidden,
+                input_buckets,
+                l1,
+                l2,
+                buckets,
+                scale,
+                ft_w: FeatureRows::new(r.i16s(input_buckets * INPUTS * hidden)?, input_buckets),
+                ft_b: r.i16s(hidden)?,
+                l1_w: r.i16s(buckets * l1 * 2 * hidden)?.into(),
+                l1_b: r.i32s(buckets * l1)?,
+                l2_w: PairRows::new(r.i16s(buckets * l2 * l1)?, l1),
+                l2_b: r.i32s(buckets * l2)?,
+                out_w: r.i16s(buckets * l2)?.into(),
+                out_b: r.i32s(buckets)?,
+            })
+        };
+        let net = read(&mut Reader::new(payload)).map_err(short)?;
         net.check_ranges().map_err(bad)?;
         Ok(net)
     }
@@ -297,37 +305,6 @@ impl Network {
     pub fn save(&self, path: &Path) -> Result<(), FileError> {
         write_atomically(path, [&self.to_bytes()[..]])
     }
-}
-
-/// The payload of a network of these widths, read off `r`.
-#[allow(clippy::too_many_arguments)]
-fn weights(
-    r: &mut Reader<'_>,
-    hidden: usize,
-    input_buckets: usize,
-    l1: usize,
-    l2: usize,
-    buckets: usize,
-    generation: u32,
-    scale: u32,
-) -> Result<Network, PastTheEnd> {
-    Ok(Network {
-        generation,
-        hidden,
-        input_buckets,
-        l1,
-        l2,
-        buckets,
-        scale,
-        ft_w: FeatureRows::new(r.i16s(input_buckets * INPUTS * hidden)?, input_buckets),
-        ft_b: r.i16s(hidden)?,
-        l1_w: r.i16s(buckets * l1 * 2 * hidden)?.into(),
-        l1_b: r.i32s(buckets * l1)?,
-        l2_w: PairRows::new(r.i16s(buckets * l2 * l1)?, l1),
-        l2_b: r.i32s(buckets * l2)?,
-        out_w: r.i16s(buckets * l2)?.into(),
-        out_b: r.i32s(buckets)?,
-    })
 }
 
 #[cfg(test)]
