@@ -131,7 +131,7 @@ fn turn_byte(c: Color) -> u8 {
     }
 }
 
-/// The checksum of the header: 64-bit FNV-1a in lanes.
+/// The checksum a header stores of the data after it: 64-bit FNV-1a in lanes.
 #[must_use]
 pub fn checksum(data: &[u8]) -> u64 {
     BOOK.sum(data)
