@@ -40,7 +40,7 @@ fn main() {
     println!("cached: {ns:.1} ns/eval ({s})");
     let ns = ns_per_eval(&positions, 100, &mut s, |p| net.evaluate(p) as i64);
     println!("fresh: {ns:.1} ns/eval ({s})");
-    let pw = kingme::eval::LearnedWeights::builtin();
+    let pw = kingme::eval::PatternWeights::builtin();
     let ns = ns_per_eval(&positions, 1000, &mut s, |p| pw.evaluate(p) as i64);
     println!("patterns: {ns:.1} ns/eval ({s})");
 }

@@ -8,14 +8,22 @@
 //!   `MoveList`, `Position` (FEN in and out, Zobrist key), move notation, legal
 //!   move generation per variant behind the [`board::Rules`] trait, and `Game`
 //!   (history, undo, repetition, the 40-move rule, results).
+//! - [`checked_file`]: the layer every data file format is written and read
+//!   through: atomic writes, the shared header (magic, version, checksum),
+//!   a bounded little-endian reader, FNV-1a, and `FileError`, which names
+//!   the file.
 //! - [`files`]: data files named from outside: which paths a network client
 //!   may name, and opening one without blocking or reading past its format.
 //! - [`proc_info`]: memory figures Linux reports in `/proc` (peak and resident
 //!   memory, physical memory).
+//! - [`rng`]: `SplitMix64`, the seeded generator behind every shuffle,
+//!   sample and random start (openings, self-play, training, tests).
 //! - [`perft`]: move-tree counting, the check on move generation.
 //! - [`eval`]: the static evaluation of a position, per variant: for English
-//!   the network (NNUE, `eval::network`, its first layer kept per search
-//!   thread), the learned patterns or the hand-set terms.
+//!   the network (NNUE, `eval::network`: feature set, feature transformer and
+//!   accumulator, dense layers, network, file, one file each; its first layer
+//!   kept per search thread), the patterns (`eval::patterns`) or the hand-set
+//!   terms.
 //! - [`solve`]: the exact value (win, draw or loss, and plies to the end) of
 //!   any mini-checkers position: `GameValue`, `MiniSolver`, and the shared
 //!   `MiniTablebase` of every position reachable from the start.
@@ -56,7 +64,8 @@
 //! - [`datagen`]: self-play games written as training data (ended and labelled
 //!   by the endgame databases, appendable in chunks; `datagen::rescore`
 //!   labels a file's positions again by a deeper search); [`train`] fits
-//!   the pattern weights and (`train::network`) the network to them.
+//!   the pattern weights (`train::patterns`) and the network
+//!   (`train::network`) to them.
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
@@ -64,9 +73,11 @@
 pub const AUTHORS: &str = "the kingme developers";
 
 pub mod board;
+pub mod checked_file;
 pub mod files;
 pub mod perft;
 pub mod proc_info;
+pub mod rng;
 
 pub mod eval;
 pub mod solve;

@@ -71,8 +71,8 @@ enum Command {
     /// Play self-play games of English and write their positions as training data
     /// for `kingme train` (format: src/datagen/record.rs).
     Datagen(DatagenArgs),
-    /// Fit the learned evaluation's weights to `kingme datagen` data and write a
-    /// weights file (EvalFile); see src/eval/EVAL.md.
+    /// Fit the pattern weights (or, with --model network, the network) to
+    /// `kingme datagen` data and write its file (EvalFile); see src/eval/EVAL.md.
     Train(TrainArgs),
     /// Search the positions of a `kingme datagen` file again, deeper, and write
     /// them with the new scores (same positions and results) as training data.

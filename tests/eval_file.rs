@@ -6,8 +6,8 @@
 mod common;
 
 use common::{Conn, StdioChild, LINE_TIMEOUT};
-use kingme::eval::features::SCALARS;
-use kingme::eval::{evaluate_english, EnglishWeights, LearnedWeights, Network};
+use kingme::eval::patterns::features::SCALARS;
+use kingme::eval::{evaluate_english, EnglishWeights, Network, PatternWeights};
 use kingme::train::network::quantised_score;
 use kingme::{Position, Variant};
 use std::process::Command;
@@ -31,7 +31,7 @@ fn eval_file_switches_the_evaluation_and_refuses_damaged_files() {
     // a pattern file that differs from the builtin weights in the value of the
     // move, and whose score of FEN differs from the builtin network's (so the
     // switch shows)
-    let mut changed = (*LearnedWeights::builtin()).clone();
+    let mut changed = (*PatternWeights::builtin()).clone();
     let network_cp = kingme::eval::Network::builtin().evaluate(&pos);
     for _ in 0..4 {
         changed.w[SCALARS + 12][0] += 16 * 37;
@@ -164,7 +164,7 @@ fn datagen_then_train_write_files_that_load() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let loaded = LearnedWeights::load(&weights).unwrap();
+    let loaded = PatternWeights::load(&weights).unwrap();
     assert_eq!(loaded.generation, 1);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

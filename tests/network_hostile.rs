@@ -23,10 +23,10 @@ fn until(c: &mut dyn Conn, prefix: &str) -> String {
 fn clients_name_no_server_file_unless_the_operator_allows_its_directory() {
     let allowed = scratch("allowed");
     let outside = scratch("outside");
-    kingme::eval::LearnedWeights::builtin()
+    kingme::eval::PatternWeights::builtin()
         .save(&allowed.join("w.kmw"))
         .unwrap();
-    kingme::eval::LearnedWeights::builtin()
+    kingme::eval::PatternWeights::builtin()
         .save(&outside.join("w.kmw"))
         .unwrap();
     // no --allow-files: one text for every path, existing or not

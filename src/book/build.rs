@@ -10,9 +10,10 @@
 //! The book written so far is the build's whole state: a build resumes from
 //! its output file, which is rewritten atomically at intervals.
 
-use super::file::{self, BookError, BookParams};
+use super::file::{self, BookParams};
 use super::tree::{Leaf, Tree};
 use crate::board::{Move, Position};
+use crate::checked_file::{write_atomically, FileError};
 use crate::eval::Evaluator;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, History, Iteration, SearchLimits, SearchReport, TraceNode};
@@ -24,9 +25,9 @@ use std::time::{Duration, Instant};
 /// Why a build stopped without a book.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    /// The output file exists but can't be continued.
+    /// The output file exists but can't be continued, or can't be written.
     #[error(transparent)]
-    Book(#[from] BookError),
+    Book(#[from] FileError),
     /// The output file was built with other parameters.
     #[error("{path} was built with --depth {depth} --dropout {dropout} --seed {seed}; continue it with those, or write a new file")]
     Mismatch {
@@ -38,14 +39,6 @@ pub enum BuildError {
         dropout: u32,
         /// Its seed.
         seed: u64,
-    },
-    /// The book can't be written.
-    #[error("{path}: {source}")]
-    Write {
-        /// The file.
-        path: String,
-        /// What the system said.
-        source: std::io::Error,
     },
     /// No transposition table for a worker.
     #[error(transparent)]
@@ -207,10 +200,7 @@ pub fn build(
     let params = opts.params();
     let path = out.display().to_string();
     let mut tree = if out.exists() {
-        let bytes = std::fs::read(out).map_err(|source| BookError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let bytes = std::fs::read(out).map_err(|e| FileError::io(out, e))?;
         let view = file::View::new(&bytes, &path)?;
         if view.params != params {
             return Err(BuildError::Mismatch {
@@ -226,12 +216,8 @@ pub fn build(
     };
     let resumed = tree.nodes.len();
     let save = |tree: &Tree| {
-        file::write_atomically(out, &file::encode(&params, &tree.entries())).map_err(|source| {
-            BuildError::Write {
-                path: path.clone(),
-                source,
-            }
-        })
+        write_atomically(out, [&file::encode(&params, &tree.entries())[..]])
+            .map_err(BuildError::Book)
     };
     let threads = opts.threads.max(1);
     let tables = (0..threads)

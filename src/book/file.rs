@@ -12,7 +12,7 @@
 //! | 24 | 4 | search depth of the leaves |
 //! | 28 | 4 | drop-out weight: centi-men a ply of depth is worth |
 //! | 32 | 8 | seed of the build |
-//! | 40 | 8 | checksum: 64-bit FNV-1a of everything after the header |
+//! | 40 | 8 | checksum: 64-bit FNV-1a, in lanes, of everything after the header |
 //! | 48 | 16 | zero |
 //!
 //! Then the entries, [`ENTRY_BYTES`] each, sorted by (key, black, white,
@@ -29,9 +29,12 @@
 //! squares captured (u32 bitboard).
 //!
 //! A file whose size, checksum, order or fields disagree with this is
-//! refused as a whole, never read as wrong moves.
+//! refused as a whole, never read as wrong moves. Files are written through
+//! [`crate::checked_file`], whole or not at all.
 
 use crate::board::{Bitboard, Color, Move, Position, Variant};
+use crate::checked_file::reader::{u32_at, u64_at};
+use crate::checked_file::{Checksum, FileError, Format, PastTheEnd};
 use std::path::Path;
 
 /// The file's first bytes.
@@ -47,35 +50,17 @@ pub const MOVE_BYTES: usize = 12;
 /// Flag of a move whose resulting position is in the book.
 pub const FLAG_IN_BOOK: u8 = 1;
 
-/// Why a book file can't be used.
-#[derive(Debug, thiserror::Error)]
-pub enum BookError {
-    /// The file can't be opened or read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The bytes are not a kingme book of this version.
-    #[error("{path}: not a kingme book ({reason})")]
-    Format {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The data does not match the header's checksum.
-    #[error("{path}: corrupted: checksum {found:016x}, header says {expected:016x}")]
-    Checksum {
-        /// The file.
-        path: String,
-        /// The checksum of the data.
-        found: u64,
-        /// The checksum in the header.
-        expected: u64,
-    },
+/// The book format.
+const BOOK: Format = Format {
+    magic: MAGIC,
+    what: "book",
+    versions: &[VERSION],
+    checksum: Checksum::Fnv1aLanes,
+};
+
+/// Data of the book `path` that breaks the format's rules.
+pub(super) fn not_a_book(path: &Path, reason: &str) -> FileError {
+    FileError::content(path, format!("not a kingme book ({reason})"))
 }
 
 /// The build parameters a book records.
@@ -146,10 +131,10 @@ fn turn_byte(c: Color) -> u8 {
     }
 }
 
-/// 64-bit FNV-1a.
+/// The checksum a header stores of the data after it: 64-bit FNV-1a in lanes.
 #[must_use]
 pub fn checksum(data: &[u8]) -> u64 {
-    crate::egdb::file::checksum(data)
+    BOOK.sum(data)
 }
 
 /// The bytes of a book of `entries` (any order; sorted here).
@@ -180,50 +165,27 @@ pub fn encode(params: &BookParams, entries: &[RawEntry]) -> Vec<u8> {
             body.extend_from_slice(&m.captured.to_le_bytes());
         }
     }
-    let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(n_moves as u32).to_le_bytes());
-    out.extend_from_slice(&params.depth.to_le_bytes());
-    out.extend_from_slice(&params.dropout.to_le_bytes());
-    out.extend_from_slice(&params.seed.to_le_bytes());
-    out.extend_from_slice(&checksum(&body).to_le_bytes());
-    out.resize(HEADER_BYTES, 0);
+    let mut h = BOOK.header(VERSION);
+    h.u32(0)
+        .u32(entries.len() as u32)
+        .u32(n_moves as u32)
+        .u32(params.depth)
+        .u32(params.dropout)
+        .u64(params.seed)
+        .u64(checksum(&body));
+    let mut out = h.finish(HEADER_BYTES);
     out.extend_from_slice(&body);
     out
 }
 
-/// Writes `bytes` to `path` whole or not at all: a temporary file beside it,
-/// synced, then renamed over it.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or_else(|| "book".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path)?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+/// The `u32` at `at` of a whole entry, move or header.
+fn word(b: &[u8], at: usize) -> u32 {
+    u32_at(b, at).expect("inside a whole entry, move or header")
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
-}
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+/// The `u64` at `at` of a whole entry or header.
+fn long(b: &[u8], at: usize) -> u64 {
+    u64_at(b, at).expect("inside a whole entry or header")
 }
 
 /// A checked view of a book's bytes.
@@ -239,68 +201,49 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     /// Checks `bytes` as a whole (header, size, checksum, order, fields);
     /// `path` names the file in errors.
-    pub fn new(bytes: &'a [u8], path: &str) -> Result<View<'a>, BookError> {
-        let bad = |reason: String| BookError::Format {
-            path: path.to_string(),
-            reason,
-        };
-        if bytes.len() < HEADER_BYTES {
-            return Err(bad(format!(
-                "{} bytes, shorter than the header",
-                bytes.len()
-            )));
+    pub fn new(bytes: &'a [u8], path: &str) -> Result<View<'a>, FileError> {
+        let path = Path::new(path);
+        let short = |e: PastTheEnd| e.in_file(path);
+        let (_, mut r) = BOOK.open(bytes, path)?;
+        let variant = r.u32().map_err(short)?;
+        let len = r.u32().map_err(short)? as usize;
+        let n_moves = r.u32().map_err(short)? as usize;
+        r.skip(16).map_err(short)?; // depth, drop-out weight, seed
+        let expected = r.u64().map_err(short)?;
+        let reserved = r.take(HEADER_BYTES - 48).map_err(short)?;
+        if variant != 0 {
+            return Err(FileError::header(
+                path,
+                format!("variant {variant}, expected English (0)"),
+            ));
         }
-        if &bytes[0..8] != MAGIC {
-            return Err(bad("wrong magic".into()));
-        }
-        let version = u32_at(bytes, 8);
-        if version != VERSION {
-            return Err(bad(format!(
-                "format version {version}, this kingme reads version {VERSION}"
-            )));
-        }
-        if u32_at(bytes, 12) != 0 {
-            return Err(bad(format!(
-                "variant {}, expected English (0)",
-                u32_at(bytes, 12)
-            )));
-        }
-        let len = u32_at(bytes, 16) as usize;
-        let n_moves = u32_at(bytes, 20) as usize;
         let want = HEADER_BYTES + len * ENTRY_BYTES + n_moves * MOVE_BYTES;
         if bytes.len() != want {
-            return Err(bad(format!(
-                "{} bytes, the header's counts ({len} positions, {n_moves} moves) need {want}",
-                bytes.len()
-            )));
+            return Err(FileError::size(path, want as u64, bytes.len() as u64));
         }
-        if bytes[48..HEADER_BYTES].iter().any(|&b| b != 0) {
-            return Err(bad("reserved header bytes are not zero".into()));
+        if reserved.iter().any(|&b| b != 0) {
+            return Err(FileError::header(
+                path,
+                "reserved header bytes are not zero",
+            ));
         }
-        let expected = u64_at(bytes, 40);
-        let found = checksum(&bytes[HEADER_BYTES..]);
-        if found != expected {
-            return Err(BookError::Checksum {
-                path: path.to_string(),
-                found,
-                expected,
-            });
-        }
+        BOOK.verify(path, expected, &bytes[HEADER_BYTES..])?;
         let view = View::trusted(bytes);
-        view.check_fields(n_moves).map_err(bad)?;
+        view.check_fields(n_moves)
+            .map_err(|reason| not_a_book(path, &reason))?;
         Ok(view)
     }
 
     /// A view of bytes that [`View::new`] accepted before (the header is
     /// read again, nothing else is checked).
     pub(super) fn trusted(bytes: &'a [u8]) -> View<'a> {
-        let len = u32_at(bytes, 16) as usize;
+        let len = word(bytes, 16) as usize;
         let split = HEADER_BYTES + len * ENTRY_BYTES;
         View {
             params: BookParams {
-                depth: u32_at(bytes, 24),
-                dropout: u32_at(bytes, 28),
-                seed: u64_at(bytes, 32),
+                depth: word(bytes, 24),
+                dropout: word(bytes, 28),
+                seed: long(bytes, 32),
             },
             entries: &bytes[HEADER_BYTES..split],
             moves: &bytes[split..],
@@ -314,7 +257,7 @@ impl<'a> View<'a> {
         let mut prev = None;
         for i in 0..self.len {
             let e = &self.entries[i * ENTRY_BYTES..(i + 1) * ENTRY_BYTES];
-            let first = u32_at(e, 20) as usize;
+            let first = word(e, 20) as usize;
             let count = e[25] as usize;
             if first != next_move || e[26] != 0 || e[27] != 0 {
                 return Err(format!("entry {i}: its moves are not where they belong"));
@@ -324,7 +267,7 @@ impl<'a> View<'a> {
                 .position(i)
                 .ok_or_else(|| format!("entry {i}: not a position"))?;
             let key = sort_key(&pos);
-            if key.0 != u64_at(e, 0) {
+            if key.0 != long(e, 0) {
                 return Err(format!("entry {i}: key does not match its position"));
             }
             if prev.is_some_and(|p| p >= key) {
@@ -370,7 +313,7 @@ impl<'a> View<'a> {
     #[must_use]
     pub fn position(&self, i: usize) -> Option<Position> {
         let e = self.entry(i);
-        let (black, white, kings) = (u32_at(e, 8), u32_at(e, 12), u32_at(e, 16));
+        let (black, white, kings) = (word(e, 8), word(e, 12), word(e, 16));
         let turn = match e[24] {
             0 => Color::Black,
             1 => Color::White,
@@ -394,7 +337,7 @@ impl<'a> View<'a> {
             depth: m[2],
             flags: m[3],
             value: i16::from_le_bytes([m[4], m[5]]),
-            captured: u32_at(m, 8),
+            captured: word(m, 8),
         }
     }
 
@@ -402,7 +345,7 @@ impl<'a> View<'a> {
     #[must_use]
     pub fn moves(&self, i: usize) -> Vec<RawMove> {
         let e = self.entry(i);
-        let first = u32_at(e, 20) as usize;
+        let first = word(e, 20) as usize;
         (first..first + e[25] as usize)
             .map(|j| self.raw_move(j))
             .collect()
@@ -419,13 +362,7 @@ impl<'a> View<'a> {
         while lo < hi {
             let mid = (lo + hi) / 2;
             let e = self.entry(mid);
-            let key = (
-                u64_at(e, 0),
-                u32_at(e, 8),
-                u32_at(e, 12),
-                u32_at(e, 16),
-                e[24],
-            );
+            let key = (long(e, 0), word(e, 8), word(e, 12), word(e, 16), e[24]);
             match key.cmp(&want) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
@@ -446,5 +383,18 @@ impl<'a> View<'a> {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_book_is_written_back_byte_for_byte() {
+        let shipped: &[u8] = include_bytes!("english.kmb");
+        let view = View::new(shipped, "english.kmb").unwrap();
+        assert!(view.len() > 1000);
+        assert!(encode(&view.params, &view.entries()) == shipped);
     }
 }

@@ -22,7 +22,7 @@ pub mod stats;
 mod tree;
 
 pub use build::{build, BuildError, BuildOptions, BuildProgress, BuildReport};
-pub use file::{BookError, BookParams};
+pub use file::BookParams;
 pub use learn::{learn, LearnReport, PlayedGame};
 pub use probe::{choose, Book, BookMove};
 

@@ -2,8 +2,9 @@
 //! of several processes share it), its moves for a position, and the choice
 //! among them.
 
-use super::file::{BookError, BookParams, View, FLAG_IN_BOOK};
+use super::file::{not_a_book, BookParams, View, FLAG_IN_BOOK};
 use crate::board::{Move, Position, Variant};
+use crate::checked_file::FileError;
 use crate::search::Score;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -63,20 +64,17 @@ pub struct BookMove {
 
 impl Book {
     /// Opens and checks the book file at `path` (memory-mapped).
-    pub fn open(path: &Path) -> Result<Book, BookError> {
+    pub fn open(path: &Path) -> Result<Book, FileError> {
         let name = path.display().to_string();
-        let io = |source| BookError::Io {
-            path: name.clone(),
-            source,
-        };
+        let io = |e| FileError::io(path, e);
         let file = crate::files::open_regular(path).map_err(io)?;
         // the whole file is checked when opened: bound what that reads
         let size = file.metadata().map_err(io)?.len();
         if size > MAX_BOOK_BYTES {
-            return Err(BookError::Format {
-                path: name,
-                reason: format!("{size} bytes, more than a book may hold ({MAX_BOOK_BYTES})"),
-            });
+            return Err(not_a_book(
+                path,
+                &format!("{size} bytes, more than a book may hold ({MAX_BOOK_BYTES})"),
+            ));
         }
         // SAFETY: the map is read-only; a file changed under it while open is
         // caught by the checksum at open, and afterwards can only give moves
@@ -86,7 +84,7 @@ impl Book {
     }
 
     /// The book shipped inside the binary.
-    pub fn shipped() -> Result<Arc<Book>, BookError> {
+    pub fn shipped() -> Result<Arc<Book>, FileError> {
         static BOOK: OnceLock<Result<Arc<Book>, String>> = OnceLock::new();
         BOOK.get_or_init(|| {
             Book::from_bytes(Bytes::Static(SHIPPED), "shipped book".into())
@@ -94,18 +92,15 @@ impl Book {
                 .map_err(|e| e.to_string())
         })
         .clone()
-        .map_err(|reason| BookError::Format {
-            path: "shipped book".into(),
-            reason,
-        })
+        .map_err(|reason| not_a_book(Path::new("shipped book"), &reason))
     }
 
     /// A book from bytes in memory (`name` for errors).
-    pub fn from_static(bytes: &'static [u8], name: &str) -> Result<Book, BookError> {
+    pub fn from_static(bytes: &'static [u8], name: &str) -> Result<Book, FileError> {
         Book::from_bytes(Bytes::Static(bytes), name.to_string())
     }
 
-    fn from_bytes(bytes: Bytes, name: String) -> Result<Book, BookError> {
+    fn from_bytes(bytes: Bytes, name: String) -> Result<Book, FileError> {
         View::new(bytes.get(), &name)?;
         Ok(Book { bytes, name })
     }

@@ -216,5 +216,5 @@ impl Tree {
 }
 
 fn tie_break(hash: u64, seed: u64) -> u64 {
-    crate::openings::SplitMix64(hash ^ seed).next_u64()
+    crate::rng::SplitMix64(hash ^ seed).next_u64()
 }

@@ -348,8 +348,7 @@ fn run_learn(a: &LearnArgs) -> Result<(), String> {
     let view = book.view();
     let (entries, report) = book::learn(view.entries(), &games, i32::from(a.weight));
     let bytes = book::file::encode(&view.params, &entries);
-    book::file::write_atomically(&a.out, &bytes)
-        .map_err(|e| format!("{}: {e}", a.out.display()))?;
+    kingme::checked_file::write_atomically(&a.out, [&bytes[..]]).map_err(|e| e.to_string())?;
     println!(
         "book {} learned from {} of {} games ({} without a result, not English or not replayable): {} moves changed, {} positions",
         a.out.display(),

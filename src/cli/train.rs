@@ -1,4 +1,4 @@
-//! `kingme train`: fitting the learned evaluation to datagen data.
+//! `kingme train`: fitting the pattern weights or the network to datagen data.
 
 use super::progress_bar;
 use clap::Args;
@@ -84,9 +84,7 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
     {
         return Err("--scale and --lr must be positive numbers".into());
     }
-    use kingme::eval::network::{
-        file::MAX_DENSE, file::MAX_HIDDEN, MAX_BUCKETS, MAX_INPUT_BUCKETS,
-    };
+    use kingme::eval::network::{MAX_BUCKETS, MAX_DENSE, MAX_HIDDEN, MAX_INPUT_BUCKETS};
     let (h, l1, l2, b) = (a.hidden, a.dense[0], a.dense[1], a.buckets);
     let ib = a.input_buckets;
     if a.model == Model::Network && !kingme::eval::Network::evaluable(h, ib, l1, l2, b) {
@@ -148,12 +146,12 @@ pub(crate) fn run_train(a: &TrainArgs) -> Result<(), String> {
 
 /// Fits the pattern weights and writes them.
 fn train_patterns(a: &TrainArgs, data: &[Record], mut report: impl FnMut(&EpochReport)) -> Fitted {
-    use kingme::eval::LearnedWeights;
-    use kingme::train::{self, TrainConfig};
+    use kingme::eval::PatternWeights;
+    use kingme::train::patterns::{self, TrainConfig};
     let init = match a.init.as_deref().unwrap_or("material") {
-        "material" => train::material_start(),
-        "builtin" => (*LearnedWeights::builtin()).clone(),
-        path => LearnedWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
+        "material" => patterns::material_start(),
+        "builtin" => (*PatternWeights::builtin()).clone(),
+        path => PatternWeights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?,
     };
     let cfg = TrainConfig {
         epochs: a.epochs,
@@ -165,7 +163,7 @@ fn train_patterns(a: &TrainArgs, data: &[Record], mut report: impl FnMut(&EpochR
         seed: a.seed,
         ..Default::default()
     };
-    let (weights, k) = train::train(data, &cfg, &init, &mut report);
+    let (weights, k) = patterns::train(data, &cfg, &init, &mut report);
     weights.save(&a.out).map_err(|e| e.to_string())?;
     Ok((
         format!("patterns generation {}", weights.generation),

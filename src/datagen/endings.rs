@@ -15,7 +15,7 @@
 use super::record::{result_of, Record, SCORE_CLAMP};
 use crate::board::{Outcome, Position};
 use crate::egdb::Tablebase;
-use crate::openings::SplitMix64;
+use crate::rng::SplitMix64;
 use std::collections::HashSet;
 
 /// What an endings run keeps.

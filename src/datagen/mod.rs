@@ -1,5 +1,5 @@
 //! `kingme datagen`: self-play games of English that become training data for the
-//! learned evaluation (`kingme train`).
+//! pattern weights and the network (`kingme train`).
 //!
 //! Each game starts from an ACF 3-move ballot followed by a few random plies, then
 //! both sides play kingme's search at a fixed node budget (or depth) with a
@@ -26,7 +26,8 @@ pub mod rescore;
 use crate::board::{Game, Outcome, Position};
 use crate::egdb::Tablebase;
 use crate::eval::Evaluator;
-use crate::openings::{self, SplitMix64};
+use crate::openings;
+use crate::rng::SplitMix64;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, Iteration, Score, SearchLimits, SearchReport, TraceNode};
 pub use record::Record;

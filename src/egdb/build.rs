@@ -22,13 +22,15 @@
 //! checksum) is skipped; files are written under a temporary name, synced and
 //! renamed; a lock file keeps a second build out of the directory.
 
-use super::compact::{self, Compact};
+use super::compact::Compact;
 use super::convert::{self, ConvertError, Unpacked};
-use super::file::{self, FileError, Kind};
+use super::file::{self, Kind};
+use super::full;
 use super::index::{mirror, BlockPositions, KingSets, Men, SliceIndex};
 use super::lock::remove_stale_temporaries;
 pub use super::lock::{DirLock, LockError};
 use super::probe::{ProbeError, Tablebase};
+use super::FileError;
 use super::{plan, Material, Wdl, NOT_A_POSITION};
 use crate::board::movegen::step;
 use crate::board::{English, MoveList, Position, Square};
@@ -73,7 +75,7 @@ impl BuildOptions {
 /// The slice file format a build writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
-    /// The newest compact version ([`compact::COMPACT_VERSION`]).
+    /// The newest compact version ([`file::COMPACT_VERSION`]).
     #[default]
     Compact,
     /// Version 1, every index stored ([`mod@file`]).
@@ -165,10 +167,10 @@ fn complete(dir: &Path, mat: Material) -> bool {
     [Kind::Values, Kind::Conversion].into_iter().all(|kind| {
         let path = file::path(dir, mat, kind);
         match file::version_of(&path) {
-            Ok(Some(v)) if compact::is_compact_version(v) => {
+            Ok(Some(v)) if file::is_compact_version(v) => {
                 Compact::open(&path, mat, kind).is_ok_and(|c| c.warm().is_ok())
             }
-            Ok(Some(file::FORMAT_VERSION)) => file::read(&path, mat, kind).is_ok(),
+            Ok(Some(file::FULL_VERSION)) => full::read(&path, mat, kind).is_ok(),
             _ => false,
         }
     })
@@ -270,8 +272,8 @@ pub fn build_reporting(
         let (values, conversion) = pool.install(|| build_slice(mat, &tb, &step))?;
         let bytes = match opts.format {
             Format::Full => {
-                let d = file::write(dir, mat, Kind::Conversion, &conversion)?;
-                let v = file::write(dir, mat, Kind::Values, &file::pack(&values))?;
+                let d = full::write(dir, mat, Kind::Conversion, &conversion)?;
+                let v = full::write(dir, mat, Kind::Values, &full::pack(&values))?;
                 tb.add_slice(dir, mat);
                 (file_len(&v), file_len(&d))
             }

@@ -9,12 +9,14 @@
 //! draws and positions with a capture pending are don't care (a draw's
 //! distance is 0, a capture's 1).
 //!
-//! Layout, little-endian: a 64-byte header (magic `KINGMEDB`, version 3 or 4,
-//! kind, slice name, position count, positions per block (u32), block count
-//! (u32), data length (u64), FNV-1a 64 checksum of the index); the index:
-//! block count + 1 data offsets (u32), then a checksum (u32) per block; then
-//! the blocks. A block's checksum is checked the first time it is read: a
-//! corrupt block is an error for its probes, never a wrong value.
+//! Layout, little-endian: a 64-byte header (the shared start of
+//! [`super::file`]: magic `KINGMEDB`, version 3 or 4, kind, slice name; then
+//! position count (u64), positions per block (u32), block count (u32), data
+//! length (u64), FNV-1a 64 checksum of the index, in lanes (u64)); the index:
+//! block count + 1 data offsets (u32), then a checksum (u32, the low half of
+//! the block's FNV-1a 64 in lanes) per block; then the blocks. A block's
+//! checksum is checked the first time it is read: a corrupt block is an
+//! error for its probes, never a wrong value.
 //!
 //! Every block is one zstd frame: a values block holds the value codes of
 //! [`VALUE_BLOCK`] positions at 2 bits each, a conversion block the
@@ -29,24 +31,14 @@
 //! the same as version 4's.
 
 use super::cache::{self, DECODED_BYTES};
-use super::file::{self, FileError, Kind, HEADER_LEN};
+use super::file::{self, Kind, COMPACT, COMPACT_VERSION, HEADER_LEN};
 use super::{Material, Wdl};
 use crate::board::{MoveList, Position};
+use crate::checked_file::reader::u32_at;
+use crate::checked_file::{write_atomically, FileError, PastTheEnd, Reader};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// The compact format's version, written by the builder and `convert`.
-pub const COMPACT_VERSION: u32 = 4;
-
-/// The compact format's versions read.
-pub const COMPACT_VERSIONS: [u32; 2] = [3, COMPACT_VERSION];
-
-/// Whether a file of format `version` is a compact one (either version).
-#[must_use]
-pub fn is_compact_version(version: u32) -> bool {
-    COMPACT_VERSIONS.contains(&version)
-}
 
 /// In a version 4 conversion file, the shortest win whose distance is
 /// stored; a shorter win is stored as 0.
@@ -209,11 +201,11 @@ pub fn encode_distances(dist: &[u8]) -> std::io::Result<Vec<u8>> {
 }
 
 fn short_checksum(block: &[u8]) -> u32 {
-    file::checksum(block) as u32
+    COMPACT.sum(block) as u32
 }
 
 /// Writes `mat`'s compact file of `kind` into `dir` from its encoded
-/// `blocks`: to a temporary name, synced, then renamed into place.
+/// `blocks`, whole or not at all.
 pub fn write(
     dir: &Path,
     mat: Material,
@@ -221,9 +213,12 @@ pub fn write(
     blocks: &[Vec<u8>],
 ) -> Result<PathBuf, FileError> {
     let data_len: u64 = blocks.iter().map(|b| b.len() as u64).sum();
-    let too_big = || FileError::Header {
-        path: file::path(dir, mat, kind),
-        reason: format!("{data_len} bytes of blocks: over the format's 4 GiB"),
+    let dest = file::path(dir, mat, kind);
+    let too_big = || {
+        FileError::header(
+            &dest,
+            format!("{data_len} bytes of blocks: over the format's 4 GiB"),
+        )
     };
     let mut index = Vec::with_capacity(8 * blocks.len() + 4);
     let mut offset = 0u64;
@@ -235,16 +230,39 @@ pub fn write(
     for b in blocks {
         index.extend_from_slice(&short_checksum(b).to_le_bytes());
     }
-    let mut h = file::ident(mat, kind, COMPACT_VERSION);
-    h[32..40].copy_from_slice(&mat.positions().to_le_bytes());
-    h[40..44].copy_from_slice(&(block_positions(kind) as u32).to_le_bytes());
-    h[44..48].copy_from_slice(&(blocks.len() as u32).to_le_bytes());
-    h[48..56].copy_from_slice(&data_len.to_le_bytes());
-    h[56..64].copy_from_slice(&file::checksum(&index).to_le_bytes());
+    let mut h = file::ident(&COMPACT, mat, kind, COMPACT_VERSION);
+    h.u64(mat.positions())
+        .u32(block_positions(kind) as u32)
+        .u32(blocks.len() as u32)
+        .u64(data_len)
+        .u64(COMPACT.sum(&index));
+    let h = h.finish(HEADER_LEN);
     let parts = [&h[..], &index[..]]
         .into_iter()
         .chain(blocks.iter().map(Vec::as_slice));
-    file::write_parts(dir, mat, kind, parts)
+    write_atomically(&dest, parts)?;
+    Ok(dest)
+}
+
+/// The compact header's own fields, after the shared start.
+struct Fields {
+    positions: u64,
+    per_block: u32,
+    blocks: u32,
+    data_len: u64,
+    index_sum: u64,
+}
+
+impl Fields {
+    fn read(r: &mut Reader<'_>) -> Result<Fields, PastTheEnd> {
+        Ok(Fields {
+            positions: r.u64()?,
+            per_block: r.u32()?,
+            blocks: r.u32()?,
+            data_len: r.u64()?,
+            index_sum: r.u64()?,
+        })
+    }
 }
 
 /// Where a compact file's bytes are.
@@ -272,7 +290,7 @@ pub struct Compact {
     kind: Kind,
     /// Positions in the slice.
     positions: u64,
-    /// The file's format version (one of [`COMPACT_VERSIONS`]).
+    /// The file's format version (one of [`file::COMPACT_VERSIONS`]).
     version: u32,
     blocks: usize,
     /// Where the checksums start.
@@ -302,10 +320,7 @@ impl Compact {
     /// Maps and checks `mat`'s compact file of `kind` at `path`: header,
     /// size, index checksum. Blocks are checked as they are first read.
     pub fn open(path: &Path, mat: Material, kind: Kind) -> Result<Compact, FileError> {
-        let io_err = |source| FileError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
+        let io_err = |e| FileError::io(path, e);
         let f = crate::files::open_regular(path).map_err(io_err)?;
         // SAFETY: the map is read-only. A file changed underneath by another
         // process is caught by the block checksums as far as they reach; the
@@ -326,55 +341,37 @@ impl Compact {
     }
 
     fn new(map: Bytes, path: &Path, mat: Material, kind: Kind) -> Result<Compact, FileError> {
-        let bad = |reason: String| FileError::Header {
-            path: path.to_path_buf(),
-            reason,
-        };
+        let bad = |reason: String| FileError::header(path, reason);
         if map.len() < HEADER_LEN {
-            return Err(FileError::Size {
-                path: path.to_path_buf(),
-                expected: HEADER_LEN as u64,
-                found: map.len() as u64,
-            });
+            return Err(FileError::size(path, HEADER_LEN as u64, map.len() as u64));
         }
-        let h = &map[..HEADER_LEN];
-        let u32_at = |o: usize| file::le_u32(h, o);
-        let u64_at = |o: usize| file::le_u64(h, o);
-        let version = file::check_ident(h, mat, kind, &COMPACT_VERSIONS).map_err(bad)?;
+        let (version, mut r) = file::check_ident(&COMPACT, &map[..HEADER_LEN], path, mat, kind)?;
+        let Fields {
+            positions: stored,
+            per_block: stored_per_block,
+            blocks: stored_blocks,
+            data_len,
+            index_sum,
+        } = Fields::read(&mut r).map_err(|e| e.in_file(path))?;
         let positions = mat.positions();
         let per_block = block_positions(kind);
         let blocks = positions.div_ceil(per_block);
-        if u64_at(32) != positions
-            || u64::from(u32_at(40)) != per_block
-            || u64::from(u32_at(44)) != blocks
+        if stored != positions
+            || u64::from(stored_per_block) != per_block
+            || u64::from(stored_blocks) != blocks
         {
             return Err(bad(format!(
-                "{} positions in {} blocks of {}, expected {positions} in {blocks} of {per_block}",
-                u64_at(32),
-                u32_at(44),
-                u32_at(40)
+                "{stored} positions in {stored_blocks} blocks of {stored_per_block}, expected {positions} in {blocks} of {per_block}"
             )));
         }
         let blocks = blocks as usize;
         let index_len = 8 * blocks + 4;
-        let data_len = u64_at(48);
-        let expected = (HEADER_LEN + index_len) as u64 + data_len;
+        let expected = ((HEADER_LEN + index_len) as u64).saturating_add(data_len);
         if map.len() as u64 != expected {
-            return Err(FileError::Size {
-                path: path.to_path_buf(),
-                expected,
-                found: map.len() as u64,
-            });
+            return Err(FileError::size(path, expected, map.len() as u64));
         }
         let index = &map[HEADER_LEN..HEADER_LEN + index_len];
-        let sum = file::checksum(index);
-        if sum != u64_at(56) {
-            return Err(FileError::Checksum {
-                path: path.to_path_buf(),
-                expected: u64_at(56),
-                found: sum,
-            });
-        }
+        COMPACT.verify(path, index_sum, index)?;
         let c = Compact {
             path: path.to_path_buf(),
             kind,
@@ -405,8 +402,9 @@ impl Compact {
         Ok(c)
     }
 
+    /// The index's `u32` at `at` (inside the index, checked at open).
     fn u32_at(&self, at: usize) -> u32 {
-        file::le_u32(&self.map, at)
+        u32_at(&self.map, at).expect("inside the index, whose length is checked at open")
     }
 
     fn offset(&self, b: usize) -> u64 {

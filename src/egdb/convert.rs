@@ -2,10 +2,12 @@
 //! checked against where they came from: `egdb convert` from version 1
 //! files or older compact ones, `egdb build` from the builder's memory.
 
-use super::compact::{self, LeftOut, COMPACT_VERSION, DISTANCE_BLOCK, DONT_CARE, VALUE_BLOCK};
-use super::file::{self, FileError, Kind};
+use super::compact::{self, LeftOut, DISTANCE_BLOCK, DONT_CARE, VALUE_BLOCK};
+use super::file::{self, Kind, COMPACT_VERSION};
+use super::full;
 use super::index::{KingSets, Men, SliceIndex};
 use super::probe::{ProbeError, Tablebase};
+use super::FileError;
 use super::{Material, Wdl, NOT_A_POSITION};
 use rayon::prelude::*;
 use std::path::Path;
@@ -68,7 +70,7 @@ pub fn is_compact(dir: &Path, mat: Material) -> bool {
 /// an older version than is written now.
 pub fn is_older_compact(dir: &Path, mat: Material) -> bool {
     let v = versions(dir, mat);
-    v.iter().all(|v| v.is_some_and(compact::is_compact_version)) && v != [Some(COMPACT_VERSION); 2]
+    v.iter().all(|v| v.is_some_and(file::is_compact_version)) && v != [Some(COMPACT_VERSION); 2]
 }
 
 /// A slice's value codes (`NOT_A_POSITION` for an index that is no
@@ -88,7 +90,7 @@ struct Packed<'a> {
 
 impl SliceSource for Packed<'_> {
     fn code(&self, i: u64) -> u8 {
-        file::unpack(self.values, i)
+        full::unpack(self.values, i)
     }
     fn distance(&self, i: u64) -> u8 {
         self.dtc[i as usize]
@@ -242,8 +244,8 @@ pub fn convert_slice(
 ) -> Result<Converted, ConvertError> {
     let vpath = file::path(from, mat, Kind::Values);
     let dpath = file::path(from, mat, Kind::Conversion);
-    let values = file::read(&vpath, mat, Kind::Values)?;
-    let dtc = file::read(&dpath, mat, Kind::Conversion)?;
+    let values = full::read(&vpath, mat, Kind::Values)?;
+    let dtc = full::read(&dpath, mat, Kind::Conversion)?;
     let before = (
         std::fs::metadata(&vpath).map_or(0, |m| m.len()),
         std::fs::metadata(&dpath).map_or(0, |m| m.len()),

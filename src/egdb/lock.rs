@@ -88,8 +88,52 @@ pub(super) fn remove_stale_temporaries(dir: &Path, only: Option<Material>) {
         let name = e.file_name();
         let name = name.to_string_lossy();
         let ours = only.is_none_or(|m| name.starts_with(&format!("{m}.")));
-        if ours && (name.ends_with(".wld.tmp") || name.ends_with(".dtc.tmp")) {
+        // the writer's temporary names, and those of earlier kingme builds
+        let of = crate::checked_file::temporary_of(&name).or_else(|| name.strip_suffix(".tmp"));
+        if ours && of.is_some_and(|f| f.ends_with(".wld") || f.ends_with(".dtc")) {
             let _ = std::fs::remove_file(e.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_temporaries_of_the_slice_go() {
+        let dir = std::env::temp_dir().join(format!("kingme-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let names = [
+            "bm1bk0wm1wk0.wld.41.0.tmp",
+            "bm1bk0wm1wk0.dtc.tmp",
+            "bm1bk0wm1wk0.wld",
+            "bm0bk1wm1wk0.dtc.41.1.tmp",
+            "bm1bk0wm1wk0.kmw.41.2.tmp",
+        ];
+        for n in names {
+            std::fs::write(dir.join(n), b"x").unwrap();
+        }
+        let left = || {
+            let mut v: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        remove_stale_temporaries(&dir, Some("bm1bk0wm1wk0".parse().unwrap()));
+        assert_eq!(
+            left(),
+            [
+                "bm0bk1wm1wk0.dtc.41.1.tmp",
+                "bm1bk0wm1wk0.kmw.41.2.tmp",
+                "bm1bk0wm1wk0.wld"
+            ]
+        );
+        remove_stale_temporaries(&dir, None);
+        assert_eq!(left(), ["bm1bk0wm1wk0.kmw.41.2.tmp", "bm1bk0wm1wk0.wld"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -8,10 +8,13 @@
 //!   the canonical slice names (`bm1bk1wm0wk1`) and the build [`plan`].
 //! - [`index`]: position ↔ index inside one slice (combinatorial ranks of the
 //!   men, then of the kings on the squares left, then the side to move).
-//! - [`mod@file`]: the slice file format, version 1: header (format version,
-//!   kind, slice name, position count, checksum), values packed 2 bits per
-//!   position; and the conversion-distance companion file (one byte per
-//!   position).
+//! - [`mod@file`]: the slice files of every version: names, kinds (values,
+//!   and the conversion-distance companion), the format versions and the
+//!   header's shared start (magic, version, kind, slice name), on
+//!   [`crate::checked_file`].
+//! - [`full`]: version 1, the full files: position count and checksum in the
+//!   header, values packed 2 bits per position, distances one byte per
+//!   position, read whole.
 //! - [`compact`]: versions 3 and 4, the compact files: zstd blocks of values
 //!   (2 bits a position) and of distances with an index and a checksum per
 //!   block, memory-mapped; positions with a capture pending, or facing a
@@ -56,6 +59,7 @@ pub mod cache;
 pub mod compact;
 pub mod convert;
 pub mod file;
+pub mod full;
 pub mod index;
 pub mod lock;
 pub mod pack;
@@ -63,8 +67,8 @@ pub mod probe;
 pub mod slice;
 pub mod verify;
 
+pub use crate::checked_file::FileError;
 pub use build::{build, build_reporting, BuildError, BuildOptions, BuildProgress, BuildReport};
-pub use file::FileError;
 pub use probe::{ProbeError, Tablebase};
 pub use slice::{plan, Material};
 

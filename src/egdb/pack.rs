@@ -5,22 +5,28 @@
 //! [`BUILTIN_PARTIAL_KINGS`] king (the ones late middlegames reach first).
 //!
 //! Layout, little-endian: a 32-byte header (magic `KMEGPACK`, version (u32),
-//! entry count (u32), FNV-1a 64 checksum of the directory, data length
-//! (u64)); the directory, one 40-byte entry per file (slice name, NUL-padded
+//! entry count (u32), FNV-1a 64 checksum of the directory, in lanes (u64),
+//! data length (u64)); the directory, one 40-byte entry per file (slice name, NUL-padded
 //! to 16 bytes; kind (0 values, 1 conversion) and 7 zero bytes; offset and
 //! length in the data (u64 each)); the data: the compact files, each with
 //! its own header, index and block checksums.
 
-use super::compact::{self, COMPACT_VERSION};
-use super::file::{self, FileError, Kind};
-use super::Material;
-use std::path::{Path, PathBuf};
+use super::file::{self, Kind, COMPACT_VERSION};
+use super::{FileError, Material};
+use crate::checked_file::{write_atomically, Checksum, Format, PastTheEnd, Reader};
+use std::path::Path;
 use std::sync::OnceLock;
-
-const MAGIC: &[u8; 8] = b"KMEGPACK";
 
 /// The pack format's version.
 pub const PACK_VERSION: u32 = 1;
+
+/// The pack format.
+const PACK: Format = Format {
+    magic: b"KMEGPACK",
+    what: "database pack",
+    versions: &[PACK_VERSION],
+    checksum: Checksum::Fnv1aLanes,
+};
 
 const HEADER: usize = 32;
 const ENTRY: usize = 40;
@@ -68,10 +74,7 @@ pub fn builtin() -> Result<&'static [Packed], FileError> {
     });
     match parsed {
         Ok(v) => Ok(v),
-        Err(e) => Err(FileError::Header {
-            path: PathBuf::from(BUILTIN_NAME),
-            reason: e.to_string(),
-        }),
+        Err(e) => Err(FileError::header(Path::new(BUILTIN_NAME), e.to_string())),
     }
 }
 
@@ -87,62 +90,40 @@ pub fn selection(from: u32, pieces: u32, max_kings: u32) -> Vec<Material> {
 
 /// The files of the pack `bytes` (called `path` in errors).
 pub fn parse(bytes: &'static [u8], path: &Path) -> Result<Vec<Packed>, FileError> {
-    let bad = |reason: String| FileError::Header {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let bad = |reason: String| FileError::header(path, reason);
+    let short = |e: PastTheEnd| e.in_file(path);
     if bytes.len() < HEADER {
-        return Err(FileError::Size {
-            path: path.to_path_buf(),
-            expected: HEADER as u64,
-            found: bytes.len() as u64,
-        });
+        return Err(FileError::size(path, HEADER as u64, bytes.len() as u64));
     }
-    let u32_at = |o: usize| file::le_u32(bytes, o);
-    let u64_at = |o: usize| file::le_u64(bytes, o);
-    if &bytes[..8] != MAGIC {
-        return Err(bad("not a kingme database pack (bad magic)".into()));
-    }
-    if u32_at(8) != PACK_VERSION {
-        return Err(bad(format!(
-            "pack version {}, this kingme reads {PACK_VERSION}",
-            u32_at(8)
-        )));
-    }
-    let count = u32_at(12) as usize;
+    let (_, mut r) = PACK.open(bytes, path)?;
+    let count = r.u32().map_err(short)? as usize;
+    let dir_sum = r.u64().map_err(short)?;
+    let data_len = r.u64().map_err(short)?;
     let dir_end = HEADER + count * ENTRY;
-    let expected = dir_end as u64 + u64_at(24);
+    let expected = (dir_end as u64).saturating_add(data_len);
     if bytes.len() as u64 != expected {
-        return Err(FileError::Size {
-            path: path.to_path_buf(),
-            expected,
-            found: bytes.len() as u64,
-        });
+        return Err(FileError::size(path, expected, bytes.len() as u64));
     }
     let dir = &bytes[HEADER..dir_end];
-    let sum = file::checksum(dir);
-    if sum != u64_at(16) {
-        return Err(FileError::Checksum {
-            path: path.to_path_buf(),
-            expected: u64_at(16),
-            found: sum,
-        });
-    }
+    PACK.verify(path, dir_sum, dir)?;
     let data = &bytes[dir_end..];
     dir.chunks(ENTRY)
         .map(|e| {
-            let name = std::str::from_utf8(&e[..16])
+            let mut r = Reader::new(e);
+            let name = r.take(16).map_err(short)?;
+            let name = std::str::from_utf8(name)
                 .map(|n| n.trim_end_matches('\0'))
                 .map_err(|_| bad("a slice name is not text".into()))?;
             let slice: Material = name
                 .parse()
                 .map_err(|_| bad(format!("'{name}' is not a slice name")))?;
-            let kind = match e[16] {
+            let kind = match r.u8().map_err(short)? {
                 0 => Kind::Values,
                 1 => Kind::Conversion,
                 k => return Err(bad(format!("{name}: kind {k}"))),
             };
-            let (at, len) = (file::le_u64(e, 24), file::le_u64(e, 32));
+            r.skip(7).map_err(short)?;
+            let (at, len) = (r.u64().map_err(short)?, r.u64().map_err(short)?);
             let end = at.checked_add(len).filter(|&end| end <= data.len() as u64);
             let Some(end) = end else {
                 return Err(bad(format!("{name}: bytes {at}+{len} out of the pack")));
@@ -168,7 +149,7 @@ pub struct Written {
 }
 
 /// Packs the compact files of `slices` (e.g. a [`selection`]) in `dir` into
-/// `out` (written under a temporary name, synced, renamed).
+/// `out` (written whole or not at all).
 pub fn write(dir: &Path, slices: &[Material], out: &Path) -> Result<Written, FileError> {
     let mut entries = Vec::new();
     let mut data = Vec::new();
@@ -176,22 +157,19 @@ pub fn write(dir: &Path, slices: &[Material], out: &Path) -> Result<Written, Fil
         for kind in [Kind::Values, Kind::Conversion] {
             let path = file::path(dir, m, kind);
             match file::version_of(&path)? {
-                Some(v) if compact::is_compact_version(v) => {}
+                Some(v) if file::is_compact_version(v) => {}
                 v => {
-                    return Err(FileError::Header {
-                        path,
-                        reason: format!(
+                    return Err(FileError::header(
+                        &path,
+                        format!(
                             "format version {}, a pack holds compact files (version {COMPACT_VERSION}): \
                              kingme egdb convert makes them",
                             v.unwrap_or(0)
                         ),
-                    })
+                    ))
                 }
             }
-            let bytes = std::fs::read(&path).map_err(|source| FileError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let bytes = std::fs::read(&path).map_err(|e| FileError::io(&path, e))?;
             let mut e = [0u8; ENTRY];
             let name = m.to_string();
             e[..name.len()].copy_from_slice(name.as_bytes());
@@ -202,37 +180,25 @@ pub fn write(dir: &Path, slices: &[Material], out: &Path) -> Result<Written, Fil
             data.extend_from_slice(&bytes);
         }
     }
-    let mut h = [0u8; HEADER];
-    h[..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&PACK_VERSION.to_le_bytes());
-    h[12..16].copy_from_slice(&((entries.len() / ENTRY) as u32).to_le_bytes());
-    h[16..24].copy_from_slice(&file::checksum(&entries).to_le_bytes());
-    h[24..32].copy_from_slice(&(data.len() as u64).to_le_bytes());
-    let mut all = Vec::with_capacity(HEADER + entries.len() + data.len());
-    all.extend_from_slice(&h);
+    let mut h = PACK.header(PACK_VERSION);
+    h.u32((entries.len() / ENTRY) as u32)
+        .u64(PACK.sum(&entries))
+        .u64(data.len() as u64);
+    let mut all = h.finish(HEADER);
+    all.reserve(entries.len() + data.len());
     all.extend_from_slice(&entries);
     all.extend_from_slice(&data);
-    let io = |source| FileError::Io {
-        path: out.to_path_buf(),
-        source,
-    };
-    let tmp = out.with_extension("kmeg.tmp");
-    {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(&all).map_err(io)?;
-        f.sync_all().map_err(io)?;
-    }
-    std::fs::rename(&tmp, out).map_err(io)?;
+    write_atomically(out, [&all[..]])?;
     Ok(Written {
         slices: slices.len(),
         bytes: all.len() as u64,
-        checksum: file::checksum(&all),
+        checksum: PACK.sum(&all),
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::compact;
     use super::*;
 
     #[test]
@@ -257,6 +223,48 @@ mod tests {
         want.sort_by_key(|&(m, k)| (m.to_string(), k));
         got.sort_by_key(|&(m, k)| (m.to_string(), k));
         assert_eq!(got, want);
+    }
+
+    /// The blocks of the compact file `bytes`, as its index cuts them.
+    fn blocks_of(bytes: &[u8]) -> Vec<Vec<u8>> {
+        use crate::checked_file::reader::u32_at;
+        let at = |o: usize| u32_at(bytes, o).expect("inside the header and index") as usize;
+        let n = at(44);
+        let data = super::file::HEADER_LEN + 8 * n + 4;
+        (0..n)
+            .map(|b| {
+                let (from, to) = (at(64 + 4 * b), at(64 + 4 * (b + 1)));
+                bytes[data + from..data + to].to_vec()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_writers_give_back_the_builtin_packs_byte_for_byte() {
+        let dir = std::env::temp_dir().join(format!("kingme-pack-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (pack, name) in [(BUILTIN, "5.kmeg"), (BUILTIN_PARTIAL, "6k1.kmeg")] {
+            let files = parse(pack, Path::new(name)).unwrap();
+            for f in &files {
+                let written = compact::write(&dir, f.slice, f.kind, &blocks_of(f.bytes)).unwrap();
+                assert!(
+                    std::fs::read(&written).unwrap() == f.bytes,
+                    "{}",
+                    written.display()
+                );
+            }
+            let slices: Vec<Material> = files
+                .iter()
+                .filter(|f| f.kind == Kind::Values)
+                .map(|f| f.slice)
+                .collect();
+            let out = dir.join(name);
+            let w = write(&dir, &slices, &out).unwrap();
+            assert_eq!(w.bytes, pack.len() as u64);
+            assert!(std::fs::read(&out).unwrap() == pack, "{name}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

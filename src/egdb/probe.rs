@@ -4,9 +4,11 @@
 //! error, never a guess. Safe to share between search threads.
 
 use super::compact::{self, Compact};
-use super::file::{self, FileError, Kind};
+use super::file::{self, Kind};
+use super::full;
 use super::index::{mirror, SliceIndex};
 use super::pack;
+use super::FileError;
 use super::{Material, Wdl};
 use crate::board::{MoveList, Outcome, Position, Variant};
 use std::path::{Path, PathBuf};
@@ -136,19 +138,12 @@ impl Entry {
                 };
                 let path = file::path(dir, self.mat, kind);
                 match file::version_of(&path) {
-                    Ok(Some(v)) if compact::is_compact_version(v) => {
+                    Ok(Some(v)) if file::is_compact_version(v) => {
                         Compact::open(&path, self.mat, kind).map(SliceData::Compact)
                     }
-                    Ok(Some(v)) if v != file::FORMAT_VERSION => Err(FileError::Header {
-                        path,
-                        reason: format!(
-                            "format version {v}, this kingme reads {} and {:?}",
-                            file::FORMAT_VERSION,
-                            compact::COMPACT_VERSIONS
-                        ),
-                    }),
+                    Ok(Some(v)) if v != file::FULL_VERSION => Err(file::unknown_version(&path, v)),
                     Ok(_) => {
-                        file::read(&path, self.mat, kind).map(|d| SliceData::Full(Arc::from(d)))
+                        full::read(&path, self.mat, kind).map(|d| SliceData::Full(Arc::from(d)))
                     }
                     Err(e) => Err(e),
                 }
@@ -410,7 +405,7 @@ impl Tablebase {
     /// position a compact file leaves out, from its moves.
     fn value_in(&self, e: &Entry, p: &Position, wait: Wait) -> Result<Wdl, ProbeError> {
         let code = match e.data(Kind::Values, wait)? {
-            SliceData::Full(d) => file::unpack(d, e.index.index(p)),
+            SliceData::Full(d) => full::unpack(d, e.index.index(p)),
             SliceData::Compact(c) => match compact::left_out(p) {
                 Some(_) => return self.search_value(p, wait),
                 None => c.get(e.index.index(p)).map_err(file_error)?,

@@ -6,9 +6,11 @@
 //! makes progress, so consistency of every slice means correctness.
 //! Also the per-slice counts of wins, draws and losses.
 
-use super::file::{self, FileError, Kind};
+use super::file::{self, Kind};
+use super::full;
 use super::index::SliceIndex;
 use super::probe::{ProbeError, Tablebase};
+use super::FileError;
 use super::{Material, Wdl};
 use crate::board::Position;
 use rayon::prelude::*;
@@ -69,8 +71,8 @@ impl Stored {
                 .map_err(|source| VerifyError::Probe { slice: mat, source })?;
             return Ok(Stored::Compact);
         }
-        let values = file::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values)?;
-        let dtc = file::read(
+        let values = full::read(&file::path(dir, mat, Kind::Values), mat, Kind::Values)?;
+        let dtc = full::read(
             &file::path(dir, mat, Kind::Conversion),
             mat,
             Kind::Conversion,
@@ -82,7 +84,7 @@ impl Stored {
     /// and distance of index `i`, whose position is `pos`.
     fn at(&self, tb: &Tablebase, i: u64, pos: Option<&Position>) -> Result<(u8, u8), ProbeError> {
         match (self, pos) {
-            (Stored::Full { values, dtc }, _) => Ok((file::unpack(values, i), dtc[i as usize])),
+            (Stored::Full { values, dtc }, _) => Ok((full::unpack(values, i), dtc[i as usize])),
             (Stored::Compact, Some(p)) => tb.probe_dtc(p).map(|(v, d)| (v.code(), d)),
             (Stored::Compact, None) => Ok((super::NOT_A_POSITION, 0)),
         }

@@ -2,19 +2,20 @@
 //! of view.
 //!
 //! English positions are scored by an [`Evaluator`]: by default the
-//! [`network`] (NNUE), or the learned pattern evaluation ([`features`],
-//! [`weights`]), both trained by `kingme train` (see `EVAL.md`), or the ten
-//! hand-set terms of [`hand`]. Mini-checkers always uses its hand-set
-//! heuristic (the exact table takes over at level max).
+//! [`network`] (NNUE), or the [`patterns`], both trained by `kingme train`
+//! (see `EVAL.md`), or the ten hand-set terms of [`hand`]. Mini-checkers
+//! always uses its hand-set heuristic (the exact table takes over at level
+//! max).
 
-pub mod features;
 pub mod hand;
 pub mod network;
-pub mod weights;
+pub mod patterns;
 
 pub use hand::{evaluate_english, evaluate_mini, EnglishWeights, ParseWeightsError};
 pub use network::{EvalCache, Network};
-pub use weights::{LearnedWeights, WeightsError};
+pub use patterns::PatternWeights;
+
+use crate::checked_file::FileError;
 
 use crate::board::{Position, Variant};
 use std::path::Path;
@@ -23,8 +24,8 @@ use std::sync::Arc;
 /// How English positions are evaluated.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Evaluator {
-    /// The learned pattern evaluation with these weights.
-    Learned(Arc<LearnedWeights>),
+    /// The pattern evaluation with these weights.
+    Patterns(Arc<PatternWeights>),
     /// The hand-set terms with these weights.
     Hand(EnglishWeights),
     /// The network evaluation with these weights.
@@ -36,7 +37,7 @@ pub enum Evaluator {
 pub enum EvalFileError {
     /// A pattern weights or network file was refused.
     #[error(transparent)]
-    File(#[from] WeightsError),
+    File(#[from] FileError),
     /// The file is neither.
     #[error("{0}: neither a kingme weights file (KMWEIGHT) nor a network (KMNETWRK)")]
     Unknown(String),
@@ -56,7 +57,7 @@ impl Evaluator {
     pub fn evaluate(&self, pos: &Position) -> i32 {
         match pos.variant() {
             Variant::English => match self {
-                Evaluator::Learned(w) => w.evaluate(pos),
+                Evaluator::Patterns(w) => w.evaluate(pos),
                 Evaluator::Hand(w) => evaluate_english(pos, w),
                 Evaluator::Network(n) => n.evaluate(pos),
             },
@@ -81,23 +82,18 @@ impl Evaluator {
     pub fn from_name(text: &str) -> Result<Evaluator, EvalFileError> {
         Ok(match text.trim() {
             "" | "builtin" => Evaluator::default(),
-            "patterns" => Evaluator::Learned(LearnedWeights::builtin()),
+            "patterns" => Evaluator::Patterns(PatternWeights::builtin()),
             "network" => Evaluator::Network(Network::builtin()),
             "hand" => Evaluator::Hand(EnglishWeights::default()),
             path => {
                 // a regular file only, and no more than the largest either format allows
-                let max = (weights::HEADER_LEN + features::FEATURES * 4).max(Network::MAX_FILE_LEN);
-                let bytes =
-                    crate::files::read_bounded(Path::new(path), max as u64).map_err(|source| {
-                        WeightsError::Io {
-                            path: path.to_string(),
-                            source,
-                        }
-                    })?;
-                if bytes.starts_with(network::file::MAGIC) {
+                let max = patterns::file::FILE_LEN.max(Network::MAX_FILE_LEN);
+                let bytes = crate::files::read_bounded(Path::new(path), max as u64)
+                    .map_err(|e| FileError::io(Path::new(path), e))?;
+                if network::file::FORMAT.is(&bytes) {
                     Evaluator::Network(Arc::new(Network::from_bytes(&bytes, path)?))
-                } else if bytes.starts_with(weights::MAGIC) {
-                    Evaluator::Learned(Arc::new(LearnedWeights::from_bytes(&bytes, path)?))
+                } else if patterns::file::FORMAT.is(&bytes) {
+                    Evaluator::Patterns(Arc::new(PatternWeights::from_bytes(&bytes, path)?))
                 } else {
                     return Err(EvalFileError::Unknown(path.to_string()));
                 }
@@ -105,12 +101,13 @@ impl Evaluator {
         })
     }
 
-    /// A short description: `learned (generation N, checksum X)`, `hand` or
+    /// A short description: `learned (generation N, checksum X)` (the
+    /// patterns: the text the protocol has always reported), `hand` or
     /// `network (...)`.
     #[must_use]
     pub fn describe(&self) -> String {
         match self {
-            Evaluator::Learned(w) => format!(
+            Evaluator::Patterns(w) => format!(
                 "learned (generation {}, checksum {:016x})",
                 w.generation,
                 w.checksum()

@@ -140,29 +140,6 @@ pub fn for_variant(variant: Variant) -> Result<Vec<Opening>, BallotError> {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for shuffling the deck.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Fisher-Yates shuffle.
-    pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = (self.next_u64() % (i as u64 + 1)) as usize;
-            v.swap(i, j);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,17 +164,5 @@ mod tests {
         assert_eq!(o.len(), 31);
         assert_eq!(o.iter().filter(|o| o.moves.len() == 1).count(), 5);
         assert_eq!(o.iter().filter(|o| o.moves.len() == 2).count(), 25);
-    }
-
-    #[test]
-    fn shuffle_is_a_permutation_and_seeded() {
-        let mut a: Vec<u32> = (0..50).collect();
-        let mut b = a.clone();
-        SplitMix64(7).shuffle(&mut a);
-        SplitMix64(7).shuffle(&mut b);
-        assert_eq!(a, b);
-        let mut s = a.clone();
-        s.sort_unstable();
-        assert_eq!(s, (0..50).collect::<Vec<_>>());
     }
 }

@@ -8,8 +8,8 @@
 //! times `isready`, and the server's memory is sampled.
 
 use crate::engine::{Engine, EngineError, EngineSpec};
-use crate::openings::SplitMix64;
 use kingme::protocol::{Refusal, Response, Token};
+use kingme::rng::SplitMix64;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::ToSocketAddrs;

@@ -5,9 +5,10 @@
 
 use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::game::{play_game, GameRecord, GameSetup, Player, Score, TimeControl};
-use crate::openings::{self, BallotError, Opening, SplitMix64};
+use crate::openings::{self, BallotError, Opening};
 use crate::pdn;
 use crate::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
+use kingme::rng::SplitMix64;
 use kingme::{Color, Variant};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use kingme::board::{Position, Variant};
 use kingme::egdb::{self, file, index, verify, Material, ProbeError, Tablebase, Wdl};
-use kingme::openings::SplitMix64;
+use kingme::rng::SplitMix64;
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -35,12 +35,16 @@
 //!
 //! A file whose sums could overflow their integers (the accumulator with 24
 //! pieces, a dense layer with every input at its clip) is refused, so the
-//! arithmetic never wraps on a position.
+//! arithmetic never wraps on a position. Files are written through
+//! [`crate::checked_file`], whole or not at all.
 
-use super::accumulator::FeatureRows;
-use super::kernels::{Aligned, DenseRows, PairRows};
-use super::{INPUTS, MAX_BUCKETS, MAX_INPUT_BUCKETS, MAX_PIECES, QA, QB};
-use crate::eval::weights::{check_checksum, check_header, checksum, WeightsError};
+use super::dense::{MAX_BUCKETS, MAX_DENSE};
+use super::features::{INPUTS, MAX_INPUT_BUCKETS, MAX_PIECES};
+use super::kernels::PairRows;
+use super::network::Network;
+use super::transformer::{FeatureRows, MAX_HIDDEN};
+use super::{QA, QB};
+use crate::checked_file::{write_atomically, Checksum, FileError, Format, PastTheEnd, Reader};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -53,48 +57,17 @@ pub const FORMAT_VERSION: u32 = 3;
 pub const HEADER_LEN: usize = 56;
 /// Header length of format version 1.
 const HEADER_LEN_V1: usize = 48;
-/// The widest accumulator this build evaluates.
-pub const MAX_HIDDEN: usize = 512;
-/// The widest dense layer this build evaluates.
-pub const MAX_DENSE: usize = 64;
+
+/// The network file format.
+pub const FORMAT: Format = Format {
+    magic: MAGIC,
+    what: "network file",
+    versions: &[1, 2, FORMAT_VERSION],
+    checksum: Checksum::Fnv1a,
+};
 
 /// The network shipped with kingme (made by `kingme train --model network`, see `EVAL.md`).
 static BUILTIN: &[u8] = include_bytes!("english.kmn");
-
-/// A network's integer weights (see the module's table for the layout).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Network {
-    /// Which training round made it.
-    pub generation: u32,
-    /// Accumulator width per perspective.
-    pub hidden: usize,
-    /// Sets of first-layer rows, chosen by who has kings.
-    pub input_buckets: usize,
-    /// First dense layer width.
-    pub l1: usize,
-    /// Second dense layer width.
-    pub l2: usize,
-    /// Sets of dense layers, chosen by the number of pieces.
-    pub buckets: usize,
-    /// Centi-men per unit of output.
-    pub scale: u32,
-    /// First layer, `input_buckets * INPUTS` rows of `hidden`.
-    pub ft_w: FeatureRows,
-    /// First layer bias.
-    pub ft_b: Vec<i16>,
-    /// First dense layers, `buckets * l1` rows of `2 hidden`.
-    pub l1_w: DenseRows,
-    /// First dense layers' biases, `buckets * l1`.
-    pub l1_b: Vec<i32>,
-    /// Second dense layers, `buckets * l2` rows of `l1`.
-    pub l2_w: PairRows,
-    /// Second dense layers' biases, `buckets * l2`.
-    pub l2_b: Vec<i32>,
-    /// Output weights, `buckets` rows of `l2`.
-    pub out_w: Aligned,
-    /// Output biases, `buckets`.
-    pub out_b: Vec<i32>,
-}
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -102,48 +75,7 @@ impl std::fmt::Debug for Network {
     }
 }
 
-/// Reads little-endian values off the front of a byte slice.
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn i16s(&mut self, n: usize) -> Vec<i16> {
-        let (a, b) = self.0.split_at(n * 2);
-        self.0 = b;
-        a.chunks_exact(2)
-            .map(|c| i16::from_le_bytes([c[0], c[1]]))
-            .collect()
-    }
-    fn i32s(&mut self, n: usize) -> Vec<i32> {
-        let (a, b) = self.0.split_at(n * 4);
-        self.0 = b;
-        a.chunks_exact(4)
-            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    }
-}
-
 impl Network {
-    /// Whether this build evaluates a network of these widths: an accumulator
-    /// a multiple of 16 up to [`MAX_HIDDEN`], 1 to [`MAX_INPUT_BUCKETS`] input
-    /// buckets, dense layers 1 to [`MAX_DENSE`] wide, 1 to [`MAX_BUCKETS`]
-    /// buckets.
-    #[must_use]
-    pub fn evaluable(
-        hidden: usize,
-        input_buckets: usize,
-        l1: usize,
-        l2: usize,
-        buckets: usize,
-    ) -> bool {
-        hidden > 0
-            && (1..=MAX_INPUT_BUCKETS).contains(&input_buckets)
-            && hidden.is_multiple_of(16)
-            && hidden <= MAX_HIDDEN
-            && (1..=MAX_DENSE).contains(&l1)
-            && (1..=MAX_DENSE).contains(&l2)
-            && (1..=MAX_BUCKETS).contains(&buckets)
-    }
-
     /// The largest network file this build reads.
     pub const MAX_FILE_LEN: usize = HEADER_LEN
         + Self::payload_len(
@@ -179,24 +111,6 @@ impl Network {
         }))
     }
 
-    /// `128x2xH-L1-L2-1`, the dense layers written `(L1-L2-1)xB` when there
-    /// are `B` buckets of them, the first layer `128x2xHxI` when there are
-    /// `I` input buckets.
-    #[must_use]
-    pub fn architecture(&self) -> String {
-        let dense = if self.buckets == 1 {
-            format!("{}-{}-1", self.l1, self.l2)
-        } else {
-            format!("({}-{}-1)x{}", self.l1, self.l2, self.buckets)
-        };
-        let first = if self.input_buckets == 1 {
-            format!("{INPUTS}x2x{}", self.hidden)
-        } else {
-            format!("{INPUTS}x2x{}x{}", self.hidden, self.input_buckets)
-        };
-        format!("{first}-{dense}")
-    }
-
     /// `network (generation G, ARCHITECTURE, checksum C)`.
     #[must_use]
     pub fn describe(&self) -> String {
@@ -211,7 +125,7 @@ impl Network {
     /// The checksum of the weights (as in the file's header).
     #[must_use]
     pub fn checksum(&self) -> u64 {
-        checksum(&self.payload())
+        FORMAT.sum(&self.payload())
     }
 
     fn payload(&self) -> Vec<u8> {
@@ -250,64 +164,56 @@ impl Network {
             (_, 1) => 2,
             _ => FORMAT_VERSION,
         };
-        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-        out.extend_from_slice(MAGIC);
-        for v in [
-            version,
-            self.generation,
-            INPUTS as u32,
-            self.hidden as u32,
-            self.l1 as u32,
-            self.l2 as u32,
-            self.scale,
-        ] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(QA as u16).to_le_bytes());
-        out.extend_from_slice(&(QB as u16).to_le_bytes());
-        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        let mut h = FORMAT.header(version);
+        h.u32(self.generation)
+            .u32(INPUTS as u32)
+            .u32(self.hidden as u32)
+            .u32(self.l1 as u32)
+            .u32(self.l2 as u32)
+            .u32(self.scale)
+            .u16(QA as u16)
+            .u16(QB as u16)
+            .u64(FORMAT.sum(&payload));
         if version > 1 {
             let input_buckets = if version == 2 { 0 } else { self.input_buckets };
-            out.extend_from_slice(&(self.buckets as u32).to_le_bytes());
-            out.extend_from_slice(&(input_buckets as u32).to_le_bytes());
+            h.u32(self.buckets as u32).u32(input_buckets as u32);
         }
+        let mut out = h.finish(if version == 1 {
+            HEADER_LEN_V1
+        } else {
+            HEADER_LEN
+        });
         out.extend_from_slice(&payload);
         out
     }
 
     /// A network from file contents; `name` names the file in errors.
-    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, WeightsError> {
-        let bad = |reason: String| WeightsError::Bad {
-            path: name.to_string(),
-            reason,
-        };
-        let u32_at =
-            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        let (version, header_len) = match bytes.get(8..12).map(|_| u32_at(8)) {
-            Some(1) => (1, HEADER_LEN_V1),
-            Some(2) => (2, HEADER_LEN),
-            _ => (FORMAT_VERSION, HEADER_LEN),
-        };
-        check_header(bytes, MAGIC, header_len, version, "network").map_err(bad)?;
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, FileError> {
+        let path = Path::new(name);
+        let bad = |reason: String| FileError::header(path, reason);
+        let short = |e: PastTheEnd| e.in_file(path);
+        let (version, mut r) = FORMAT.open(bytes, path)?;
+        let generation = r.u32().map_err(short)?;
+        let inputs = r.u32().map_err(short)? as usize;
+        let hidden = r.u32().map_err(short)? as usize;
+        let l1 = r.u32().map_err(short)? as usize;
+        let l2 = r.u32().map_err(short)? as usize;
+        let scale = r.u32().map_err(short)?;
+        let (qa, qb) = (r.u16().map_err(short)?, r.u16().map_err(short)?);
+        let stored = r.u64().map_err(short)?;
         let (buckets, input_buckets) = match version {
             1 => (1, 1),
-            2 if u32_at(52) != 0 => {
-                return Err(bad("header bytes 52..56 are not zero (version 2)".into()))
+            _ => {
+                let (b, i) = (r.u32().map_err(short)?, r.u32().map_err(short)?);
+                match (version, i) {
+                    (2, 0) => (b as usize, 1),
+                    (2, _) => {
+                        return Err(bad("header bytes 52..56 are not zero (version 2)".into()))
+                    }
+                    _ => (b as usize, i as usize),
+                }
             }
-            2 => (u32_at(48) as usize, 1),
-            _ => (u32_at(48) as usize, u32_at(52) as usize),
         };
-        let (generation, inputs) = (u32_at(12), u32_at(16) as usize);
-        let (hidden, l1, l2, scale) = (
-            u32_at(20) as usize,
-            u32_at(24) as usize,
-            u32_at(28) as usize,
-            u32_at(32),
-        );
-        let (qa, qb) = (
-            u16::from_le_bytes([bytes[36], bytes[37]]),
-            u16::from_le_bytes([bytes[38], bytes[39]]),
-        );
         if inputs != INPUTS || i32::from(qa) != QA || i32::from(qb) != QB {
             return Err(bad(format!(
                 "{inputs} inputs with units {qa}/{qb}: this kingme reads {INPUTS} inputs, units {QA}/{QB}"
@@ -320,33 +226,36 @@ impl Network {
                 "architecture {INPUTS}x2x{hidden}x{input_buckets}-({l1}-{l2}-1)x{buckets} with scale {scale} is outside what this kingme evaluates"
             )));
         }
-        let payload = &bytes[header_len..];
+        let payload = r.rest();
         let want = Self::payload_len(hidden, input_buckets, l1, l2, buckets);
         if payload.len() != want {
-            return Err(bad(format!(
-                "{} bytes of weights, expected {want} (truncated or padded)",
-                payload.len()
-            )));
+            return Err(FileError::size(
+                path,
+                (r.position() + want) as u64,
+                bytes.len() as u64,
+            ));
         }
-        check_checksum(bytes, 40, payload).map_err(bad)?;
-        let mut r = Reader(payload);
-        let net = Network {
-            generation,
-            hidden,
-            input_buckets,
-            l1,
-            l2,
-            buckets,
-            scale,
-            ft_w: FeatureRows::new(r.i16s(input_buckets * INPUTS * hidden), input_buckets),
-            ft_b: r.i16s(hidden),
-            l1_w: r.i16s(buckets * l1 * 2 * hidden).into(),
-            l1_b: r.i32s(buckets * l1),
-            l2_w: PairRows::new(r.i16s(buckets * l2 * l1), l1),
-            l2_b: r.i32s(buckets * l2),
-            out_w: r.i16s(buckets * l2).into(),
-            out_b: r.i32s(buckets),
+        FORMAT.verify(path, stored, payload)?;
+        let read = |r: &mut Reader<'_>| -> Result<Network, PastTheEnd> {
+            Ok(Network {
+                generation,
+                hidden,
+                input_buckets,
+                l1,
+                l2,
+                buckets,
+                scale,
+                ft_w: FeatureRows::new(r.i16s(input_buckets * INPUTS * hidden)?, input_buckets),
+                ft_b: r.i16s(hidden)?,
+                l1_w: r.i16s(buckets * l1 * 2 * hidden)?.into(),
+                l1_b: r.i32s(buckets * l1)?,
+                l2_w: PairRows::new(r.i16s(buckets * l2 * l1)?, l1),
+                l2_b: r.i32s(buckets * l2)?,
+                out_w: r.i16s(buckets * l2)?.into(),
+                out_b: r.i32s(buckets)?,
+            })
         };
+        let net = read(&mut Reader::new(payload)).map_err(short)?;
         net.check_ranges().map_err(bad)?;
         Ok(net)
     }
@@ -385,78 +294,16 @@ impl Network {
     }
 
     /// Loads a network file.
-    pub fn load(path: &Path) -> Result<Network, WeightsError> {
-        let bytes =
-            crate::files::read_bounded(path, Self::MAX_FILE_LEN as u64).map_err(|source| {
-                WeightsError::Io {
-                    path: path.display().to_string(),
-                    source,
-                }
-            })?;
+    pub fn load(path: &Path) -> Result<Network, FileError> {
+        let bytes = crate::files::read_bounded(path, Self::MAX_FILE_LEN as u64)
+            .map_err(|e| FileError::io(path, e))?;
         Network::from_bytes(&bytes, &path.display().to_string())
     }
 
-    /// Writes the network file atomically (a temporary file renamed into place).
-    pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        let io = |source| WeightsError::Io {
-            path: path.display().to_string(),
-            source,
-        };
-        let tmp = path.with_extension("kmn.tmp");
-        std::fs::write(&tmp, self.to_bytes()).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
-    }
-
-    /// A network of these widths and buckets with small pseudo-random
-    /// weights from `seed` (tests, and the trainer's file round trips).
-    #[must_use]
-    pub fn random(seed: u64, hidden: usize, l1: usize, l2: usize, buckets: usize) -> Network {
-        Self::random_with_inputs(seed, hidden, 1, l1, l2, buckets)
-    }
-
-    /// [`Network::random`] with `input_buckets` sets of first-layer rows.
-    #[must_use]
-    pub fn random_with_inputs(
-        seed: u64,
-        hidden: usize,
-        input_buckets: usize,
-        l1: usize,
-        l2: usize,
-        buckets: usize,
-    ) -> Network {
-        let mut rng = crate::openings::SplitMix64(seed);
-        let mut v16 = |n: usize, amp: i64| -> Vec<i16> {
-            (0..n)
-                .map(|_| ((rng.next_u64() % (2 * amp as u64 + 1)) as i64 - amp) as i16)
-                .collect()
-        };
-        let ft_w = v16(input_buckets * INPUTS * hidden, 40);
-        let ft_b = v16(hidden, 40);
-        let l1_w = v16(buckets * l1 * 2 * hidden, 300);
-        let l2_w = v16(buckets * l2 * l1, 300);
-        let out_w = v16(buckets * l2, 300);
-        let bias = |n: usize| {
-            (0..n)
-                .map(|i| (i as i32 % 7 - 3) * 2000)
-                .collect::<Vec<i32>>()
-        };
-        Network {
-            generation: 0,
-            hidden,
-            input_buckets,
-            l1,
-            l2,
-            buckets,
-            scale: 160,
-            ft_w: FeatureRows::new(ft_w, input_buckets),
-            ft_b,
-            l1_w: l1_w.into(),
-            l1_b: bias(buckets * l1),
-            l2_w: PairRows::new(l2_w, l1),
-            l2_b: bias(buckets * l2),
-            out_w: out_w.into(),
-            out_b: (0..buckets as i32).map(|i| 1234 - 300 * i).collect(),
-        }
+    /// Writes the network file, whole or not at all (two writers never mix
+    /// their bytes).
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        write_atomically(path, [&self.to_bytes()[..]])
     }
 }
 

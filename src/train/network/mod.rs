@@ -6,8 +6,8 @@
 //! perspectives' first layers, clipped to 0..1, side to move first, two
 //! clipped dense layers and an output `o`, read as the side to move's
 //! expected result `sigmoid(o)` (so `o * K` is the score in centi-men). The
-//! target and the loss are the pattern trainer's (`super::target`, the
-//! cross-entropy). Adam over shuffled mini-batches, the step falling linearly
+//! target and the loss are the trainers' shared objective ([`super`]: the
+//! target, the cross-entropy). Adam over shuffled mini-batches, the step falling linearly
 //! to a tenth; weights are kept inside the ranges that the integer network
 //! can hold. Each batch is cut into a fixed number of parts whose gradients
 //! are computed side by side and added in order, so a data set and a seed
@@ -20,22 +20,16 @@
 mod model;
 mod quantise;
 
-pub use quantise::quantised_score;
+pub use quantise::{quantised_score, CENTI_MEN_PER_UNIT};
 
-use super::{fit_scale, EpochReport};
 use crate::datagen::record::Record;
 use crate::eval::network::{bucket, Network, MAX_PIECES};
-use crate::openings::SplitMix64;
+use crate::rng::SplitMix64;
+use crate::train::{fit_scale, EpochReport};
 use model::{clip, initial, mean_loss, part_gradient, sample, Layout, Sample};
 use quantise::{float_of, quantise};
 use rayon::prelude::*;
 
-/// Centi-men per unit of the network's output (a logit), written into the
-/// file as its scale: the shipped pattern evaluation's `K` (generation 3), so
-/// that a score means the same expected result with either evaluation and the
-/// search's margins, levels and adjudication thresholds fit both. The data's
-/// own `K` is used for the targets only.
-pub const CENTI_MEN_PER_UNIT: f64 = 161.0;
 /// Parts each batch is cut into (fixed, for determinism).
 const PARTS: usize = 8;
 
@@ -238,10 +232,10 @@ pub fn train(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::rec;
     use super::model::{forward, Scratch};
     use super::*;
     use crate::board::{Position, Variant};
+    use crate::train::tests::rec;
 
     #[test]
     fn the_engine_scores_like_the_trainers_quantised_forward_pass() {

@@ -2,11 +2,11 @@
 //! network before rounding, its forward and backward passes, the initial
 //! weights and the ranges the integer network can hold.
 
-use super::super::{cross_entropy, sigmoid, target};
 use crate::board::Color;
 use crate::datagen::record::Record;
 use crate::eval::network::{bucket, for_each_input, input_bucket, Boards, INPUTS};
-use crate::openings::SplitMix64;
+use crate::rng::SplitMix64;
+use crate::train::{cross_entropy, sigmoid, target};
 use rayon::prelude::*;
 
 /// First-layer weights stay within this (the accumulator of 24 pieces fits `i16`).

@@ -3,12 +3,18 @@
 //! reference integer forward pass.
 
 use super::model::Layout;
-use super::CENTI_MEN_PER_UNIT;
-use crate::eval::network::accumulator::FeatureRows;
 use crate::eval::network::kernels::PairRows;
+use crate::eval::network::FeatureRows;
 use crate::eval::network::{
     bucket, for_each_input, input_bucket, Boards, Network, INPUTS, QA, QB, QB_SHIFT,
 };
+
+/// Centi-men per unit of the network's output (a logit), written into the
+/// file as its scale: the shipped pattern evaluation's `K` (generation 3), so
+/// that a score means the same expected result with either evaluation and the
+/// search's margins, levels and adjudication thresholds fit both. The data's
+/// own `K` is used for the targets only.
+pub const CENTI_MEN_PER_UNIT: f64 = 161.0;
 
 pub(super) fn float_of(net: &Network, ly: &Layout) -> Vec<f32> {
     let mut p = vec![0.0f32; ly.len];

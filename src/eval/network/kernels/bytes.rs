@@ -2,15 +2,11 @@
 //! and rows of `i8` weights, 32 products an instruction (AVX-512 VNNI or
 //! AVX2; portable elsewhere), with the same sums as the `i16` kernels.
 
+use super::lanes::{Aligned, Bytes, Lanes};
 #[cfg(target_arch = "x86_64")]
 use super::x86;
-use super::{has_avx2, has_vnni, Aligned, Lanes};
+use super::{has_avx2, has_vnni};
 use crate::eval::network::QA;
-
-/// Thirty-two bytes on a 32-byte boundary: one AVX2 register of `u8` or `i8`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C, align(32))]
-pub struct Bytes(pub [u8; 32]);
 
 /// The weights of a dense layer whose input is whole lanes: `i16` values
 /// (as [`Aligned`]), and the same values as `i8` when every one fits, so
@@ -142,7 +138,8 @@ fn dense_bytes_portable(input: &[Bytes], weights: &[Bytes], bias: &[i32], out: &
 
 #[cfg(test)]
 mod tests {
-    use super::super::{clip_lanes, dot, Aligned, Lanes, QA};
+    use super::super::lanes::dot;
+    use super::super::{clip_lanes, QA};
     use super::*;
 
     /// The byte kernels (AVX2 and, where the CPU has it, AVX-512 VNNI) give
@@ -151,7 +148,7 @@ mod tests {
     /// rows left after them; the pack clips like [`clip_lanes`].
     #[test]
     fn the_byte_kernels_agree_with_the_definition() {
-        let mut rng = crate::openings::SplitMix64(8);
+        let mut rng = crate::rng::SplitMix64(8);
         for (n, rows) in [(256, 16), (64, 8), (128, 4), (1024, 4), (64, 3), (64, 20)] {
             let mut input: Vec<i16> = (0..n).map(|_| (rng.next_u64() % 128) as i16).collect();
             let mut w: Vec<i16> = (0..n * rows)

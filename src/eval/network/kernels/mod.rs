@@ -4,79 +4,26 @@
 //! elsewhere), the CPU checks, and [`avx2_twin!`](crate::avx2_twin), which
 //! compiles a function twice.
 //!
+//! - `lanes`: the vector types ([`Lanes`], [`Bytes`], [`Aligned`]) and the
+//!   portable dot product;
 //! - `bytes`: the first dense layer over `u8` inputs and `i8` weights;
 //! - `tail`: the second dense layer and the output together;
 //! - `x86`: the intrinsics behind them.
 
 mod bytes;
+mod lanes;
 mod tail;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub use bytes::{as_bytes_mut, clip_pack, dense_bytes, Bytes, DenseRows};
+pub use bytes::{as_bytes_mut, clip_pack, dense_bytes, DenseRows};
+pub use lanes::{Aligned, Bytes, Lanes};
 pub use tail::{tail, PairRows};
 
+#[cfg(not(target_arch = "x86_64"))]
+use lanes::dot;
+
 use super::{QA, QB_SHIFT};
-
-/// Sixteen `i16` on a 32-byte boundary: one AVX2 register.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C, align(32))]
-pub struct Lanes(pub [i16; 16]);
-
-/// `i16` values stored on 32-byte boundaries (a multiple of 16 of them are
-/// whole [`Lanes`]), so that vector loads of rows whose widths are multiples
-/// of 16 are aligned; otherwise a slice.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Aligned {
-    lanes: Vec<Lanes>,
-    len: usize,
-}
-
-impl Aligned {
-    /// The values as whole lanes (the last one padded with zeros).
-    #[inline(always)]
-    #[must_use]
-    pub fn lanes(&self) -> &[Lanes] {
-        &self.lanes
-    }
-
-    /// The values as whole lanes, to change.
-    #[inline(always)]
-    pub fn lanes_mut(&mut self) -> &mut [Lanes] {
-        &mut self.lanes
-    }
-}
-
-impl From<Vec<i16>> for Aligned {
-    fn from(v: Vec<i16>) -> Aligned {
-        let mut lanes = vec![Lanes::default(); v.len().div_ceil(16)];
-        for (i, x) in v.iter().enumerate() {
-            lanes[i / 16].0[i % 16] = *x;
-        }
-        Aligned {
-            lanes,
-            len: v.len(),
-        }
-    }
-}
-
-impl std::ops::Deref for Aligned {
-    type Target = [i16];
-    #[inline(always)]
-    fn deref(&self) -> &[i16] {
-        // SAFETY: `Lanes` is `repr(C)` over `[i16; 16]`, so the lanes are
-        // `16 * lanes.len() >= len` contiguous, initialised `i16`
-        unsafe { std::slice::from_raw_parts(self.lanes.as_ptr().cast::<i16>(), self.len) }
-    }
-}
-
-impl std::ops::DerefMut for Aligned {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut [i16] {
-        // SAFETY: as in `deref`, and the borrow is unique
-        unsafe { std::slice::from_raw_parts_mut(self.lanes.as_mut_ptr().cast::<i16>(), self.len) }
-    }
-}
 
 /// `acc -= rows[f]` for every `f` in `gone` and `acc += rows[f]` for every
 /// `f` in `came`, wrapping, where row `f` is `rows[f * acc.len()..][..acc.len()]`.
@@ -155,16 +102,6 @@ pub fn clip_lanes(acc: &[Lanes], out: &mut [Lanes]) {
         }
         o.0 = z;
     }
-}
-
-/// The dot product of two `i16` vectors in `i32` (wrapping), portable.
-#[inline(always)]
-fn dot(a: &[i16], b: &[i16]) -> i32 {
-    let mut s = 0i32;
-    for (&x, &y) in a.iter().zip(b) {
-        s = s.wrapping_add(i32::from(x) * i32::from(y));
-    }
-    s
 }
 
 /// A dense layer: `out[j] = weights[j] · input + bias[j]` (the raw sums,
@@ -277,6 +214,7 @@ macro_rules! avx2_twin {
 
 #[cfg(test)]
 mod tests {
+    use super::lanes::dot;
     use super::*;
 
     #[test]
@@ -297,7 +235,7 @@ mod tests {
     /// row and over lanes) gives the same sums on odd and lane-sized widths.
     #[test]
     fn every_dense_kernel_agrees_with_the_definition() {
-        let mut rng = crate::openings::SplitMix64(5);
+        let mut rng = crate::rng::SplitMix64(5);
         for (n, rows) in [(256, 16), (32, 8), (16, 4), (40, 5), (7, 3)] {
             let input: Vec<i16> = (0..n).map(|_| (rng.next_u64() % 128) as i16).collect();
             let w: Vec<i16> = (0..n * rows)

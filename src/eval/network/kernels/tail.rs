@@ -3,9 +3,10 @@
 //! also kept by input pair (eight rows of two inputs to a register), so
 //! that the AVX2 kernel sums eight rows at once with no horizontal sums.
 
+use super::lanes::{Aligned, Lanes};
 #[cfg(target_arch = "x86_64")]
 use super::x86;
-use super::{activate, dense, has_avx2, Aligned, Lanes};
+use super::{activate, dense, has_avx2};
 
 /// The second dense layer's weights: rows of `width` values (as
 /// [`Aligned`]), and the same values by input pair: for each group of
@@ -115,7 +116,7 @@ mod tests {
     /// rows, on shapes with and without whole groups of eight rows.
     #[test]
     fn the_tail_equals_the_layers_one_after_another() {
-        let mut rng = crate::openings::SplitMix64(17);
+        let mut rng = crate::rng::SplitMix64(17);
         for (n, m, buckets) in [
             (16, 32, 1),
             (16, 8, 3),

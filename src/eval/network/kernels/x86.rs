@@ -2,7 +2,8 @@
 //! and over bytes (AVX2, AVX-512 VNNI), several rows at a time where they can.
 //! Each function's caller has checked the CPU and the lengths.
 
-use super::{dot, Bytes, Lanes, QA, QB_SHIFT};
+use super::lanes::{dot, Bytes, Lanes};
+use crate::eval::network::{QA, QB_SHIFT};
 use std::arch::x86_64::*;
 
 /// The sum of the eight `i32` lanes.

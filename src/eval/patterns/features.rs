@@ -1,4 +1,4 @@
-//! The features of the learned English evaluation, seen from the side to move.
+//! The features of the English pattern evaluation, seen from the side to move.
 //!
 //! A position is first turned so that the side to move plays down the board
 //! (towards square 32), as Black does: a White-to-move position is rotated half a

@@ -1,12 +1,11 @@
-//! `kingme train`: fits the learned evaluation's weights to self-play data.
+//! `kingme train` (the default model): fits the pattern weights to
+//! self-play data.
 //!
-//! The model is the one [`LearnedWeights::evaluate`] computes: every feature of
-//! [`features`](crate::eval::features) has a full-board and a bare-board
-//! weight, mixed by the number of pieces. A score `s` in centi-men is read as
-//! the side to move's expected result `sigmoid(s / K)`. The target of a
-//! position mixes the game's result with the search score it was played with:
-//! `lambda * result + (1 - lambda) * sigmoid(score / K)`. The loss is the
-//! cross-entropy, minimised by Adam over shuffled mini-batches; only the
+//! The model is the one [`PatternWeights::evaluate`] computes: every feature of
+//! [`features`](crate::eval::patterns::features) has a full-board and a bare-board
+//! weight, mixed by the number of pieces. The objective is the trainers' own
+//! ([`super`]: the target mixing result and search score, the
+//! cross-entropy), minimised by Adam over shuffled mini-batches; only the
 //! weights a batch touches are updated (their moments too), and the window and
 //! king-square weights decay towards zero.
 //!
@@ -14,12 +13,11 @@
 //! reported each epoch, so over-fitting shows. One thread, deterministic for a
 //! given data set and seed.
 
-pub mod network;
-
-use crate::datagen::record::{Record, SCORE_CLAMP};
-use crate::eval::features::{for_each_feature, Oriented, FEATURES, PHASES, SCALARS};
-use crate::eval::weights::{LearnedWeights, SCALE};
-use crate::openings::SplitMix64;
+use super::{cross_entropy, fit_scale, sigmoid, target, EpochReport};
+use crate::datagen::record::Record;
+use crate::eval::patterns::features::{for_each_feature, Oriented, FEATURES, PHASES, SCALARS};
+use crate::eval::patterns::{PatternWeights, SCALE};
+use crate::rng::SplitMix64;
 
 /// How to train.
 #[derive(Clone, Debug)]
@@ -60,61 +58,13 @@ impl Default for TrainConfig {
     }
 }
 
-/// Losses after one epoch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EpochReport {
-    /// Epoch number from 1.
-    pub epoch: u32,
-    /// Mean cross-entropy on the training data.
-    pub train_loss: f64,
-    /// Mean cross-entropy on the held-out data.
-    pub holdout_loss: f64,
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-fn cross_entropy(p: f64, t: f64) -> f64 {
-    let p = p.clamp(1e-12, 1.0 - 1e-12);
-    -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
-}
-
-/// The `K` that best predicts the game results from the search scores (scores of
-/// found wins left out), by golden-section search over 20..2000.
-#[must_use]
-pub fn fit_scale(records: &[Record]) -> f64 {
-    let usable: Vec<(f64, f64)> = records
-        .iter()
-        .filter(|r| i32::from(r.score).abs() < SCORE_CLAMP)
-        .map(|r| (f64::from(r.score), f64::from(r.result_for_mover())))
-        .collect();
-    let loss = |k: f64| -> f64 {
-        usable
-            .iter()
-            .map(|&(s, t)| cross_entropy(sigmoid(s / k), t))
-            .sum::<f64>()
-    };
-    let (mut a, mut b) = (20.0f64, 2000.0f64);
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..60 {
-        let (c, d) = (b - g * (b - a), a + g * (b - a));
-        if loss(c) < loss(d) {
-            b = d;
-        } else {
-            a = c;
-        }
-    }
-    (a + b) / 2.0
-}
-
 /// Float weights during training: per feature, full-board and bare-board.
 struct Model {
     w: Vec<[f64; 2]>,
 }
 
 impl Model {
-    fn from_weights(init: &LearnedWeights) -> Model {
+    fn from_weights(init: &PatternWeights) -> Model {
         Model {
             w: init
                 .w
@@ -140,9 +90,9 @@ impl Model {
         (s, phase)
     }
 
-    fn to_weights(&self, generation: u32) -> LearnedWeights {
+    fn to_weights(&self, generation: u32) -> PatternWeights {
         let q = |v: f64| (v * f64::from(SCALE)).round().clamp(-32767.0, 32767.0) as i16;
-        LearnedWeights {
+        PatternWeights {
             generation,
             w: self.w.iter().map(|&[a, b]| [q(a), q(b)]).collect(),
         }
@@ -151,19 +101,13 @@ impl Model {
 
 /// Starting weights: a man 100, a king 150, nothing else.
 #[must_use]
-pub fn material_start() -> LearnedWeights {
-    let mut w = LearnedWeights::zero();
+pub fn material_start() -> PatternWeights {
+    let mut w = PatternWeights::zero();
     let s = SCALE as i16;
     for (i, v) in [(0, 100), (1, -100), (2, 150), (3, -150)] {
         w.w[SCALARS + i] = [v * s, v * s];
     }
     w
-}
-
-/// The target of a record for the side to move.
-fn target(r: &Record, k: f64, lambda: f64) -> f64 {
-    let searched = sigmoid(f64::from(r.score) / k);
-    lambda * f64::from(r.result_for_mover()) + (1.0 - lambda) * searched
 }
 
 /// Mean loss of `model` over `records`.
@@ -186,9 +130,9 @@ fn mean_loss(model: &Model, records: &[Record], k: f64, lambda: f64) -> f64 {
 pub fn train(
     records: &[Record],
     cfg: &TrainConfig,
-    init: &LearnedWeights,
+    init: &PatternWeights,
     mut report: impl FnMut(&EpochReport),
-) -> (LearnedWeights, f64) {
+) -> (PatternWeights, f64) {
     let k = cfg.scale.unwrap_or_else(|| fit_scale(records));
     let held = ((records.len() as f64) * cfg.holdout) as usize;
     let (train_set, holdout) = records.split_at(records.len() - held);
@@ -259,32 +203,9 @@ pub fn train(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::board::{Position, Variant};
-
-    pub(crate) fn rec(fen: &str, result: u8, score: i16) -> Record {
-        Record {
-            position: Position::from_fen(Variant::English, fen).unwrap(),
-            result,
-            score,
-        }
-    }
-
-    #[test]
-    fn the_scale_fit_finds_the_logistic_that_made_the_results() {
-        // results drawn so that a score s wins with probability sigmoid(s / 200)
-        let mut rng = SplitMix64(3);
-        let mut recs = Vec::new();
-        for i in 0..4000 {
-            let s = (i % 81) as i16 * 10 - 400;
-            let p = sigmoid(f64::from(s) / 200.0);
-            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            recs.push(rec("B:W21-32:B1-12", if u < p { 2 } else { 0 }, s));
-        }
-        let k = fit_scale(&recs);
-        assert!((150.0..260.0).contains(&k), "K = {k}");
-    }
+    use crate::train::tests::rec;
 
     #[test]
     fn training_learns_that_a_pattern_wins() {
