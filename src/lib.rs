@@ -78,6 +78,7 @@ pub mod engine;
 
 pub mod bench;
 
+pub mod frontend;
 pub mod protocol;
 pub mod server;
 

@@ -204,7 +204,7 @@ fn a_clock_for_the_other_side_only_still_ends_the_search() {
 #[test]
 fn the_server_ends_a_search_that_runs_too_long() {
     let mut config = common::test_server_config();
-    config.session.max_search_time = Some(Duration::from_millis(500));
+    config.max_search_time = Some(Duration::from_millis(500));
     let server = Server::start(config);
     let mut c = Tcp::connect_greeted(server.addr);
     for go in ["go infinite", "analyze 2", "go depth 120"] {
@@ -295,7 +295,7 @@ fn perft_is_capped_by_a_leaf_budget_over_the_network() {
 #[test]
 fn a_client_that_never_authenticates_is_closed_at_the_deadline() {
     let mut config = common::test_server_config();
-    config.session.token = Some("s3cret".parse().unwrap());
+    config.token = Some("s3cret".parse().unwrap());
     config.auth_timeout = Duration::from_millis(400);
     let server = Server::start(config);
     let mut c = Tcp::connect_greeted(server.addr);

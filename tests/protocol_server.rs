@@ -163,7 +163,7 @@ fn idle_connections_are_closed() {
 #[test]
 fn a_token_must_come_first() {
     let mut config = common::test_server_config();
-    config.session.token = Some("s3cret".parse().unwrap());
+    config.token = Some("s3cret".parse().unwrap());
     let server = Server::start(config);
     let mut c = Tcp::connect_greeted(server.addr);
     c.send("isready");

@@ -78,11 +78,21 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
     let Some(addr) = &a.listen else {
         server::init_logging("warn");
         let config = kingme::protocol::SessionConfig {
-            token,
             defaults,
             ..Default::default()
         };
-        return server::stdio::run(config, a.max_line).map_err(|e| e.to_string());
+        // a local user: no caps, and authentication only when asked for
+        let policy: Box<dyn kingme::frontend::Policy> = match token {
+            None => Box::new(kingme::frontend::Local),
+            Some(t) => Box::new(
+                server::ServerPolicy {
+                    token: Some(t),
+                    ..Default::default()
+                }
+                .session(),
+            ),
+        };
+        return server::stdio::run(config, policy, a.max_line).map_err(|e| e.to_string());
     };
     server::init_logging("info");
     let mut config = server::ServerConfig {
@@ -98,14 +108,14 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
     if let Some(b) = a.hash_budget {
         config.hash_budget_mib = b.max(1);
     }
-    config.session.token = token;
+    config.token = token;
 
     config.session.max_hash_mib = a.max_hash.min(config.hash_budget_mib).max(1);
     config.session.default_hash_mib = Some(16.min(config.session.max_hash_mib));
-    config.session.max_search_time =
+    config.max_search_time =
         (a.max_search_time > 0).then(|| Duration::from_secs(a.max_search_time));
     a.files.apply_to(&mut config.session)?;
-    let open = config.session.token.is_none();
+    let open = config.token.is_none();
     server::run_tcp(addr, config, |local| {
         if !local.ip().is_loopback() && open {
             eprintln!(

@@ -8,7 +8,7 @@ use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError};
 use super::DxpConfig;
 use crate::board::{join_or_none, Color, Game, Move, Outcome, Position, Variant};
 use crate::engine::{Engine, Event, Limits, SearchId, SearchSlot};
-use crate::protocol::Flow;
+use crate::frontend::Flow;
 use crate::server::driver::{Driven, Notice};
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -2,11 +2,10 @@
 //! input lines and search events into output lines.
 
 use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
-use super::Flow;
 use crate::board::{Game, Position, Variant};
 use crate::engine::option_table::OptionKind;
 use crate::engine::{Engine, Event, Info, Limits, Score, SearchSlot};
-use crate::protocol::events::{self, EventSender, Events};
+use crate::frontend::{events, EventSender, Events, Flow};
 use crate::server::driver::{Driven, Notice};
 use crate::server::Line;
 use std::time::Duration;

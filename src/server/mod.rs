@@ -1,8 +1,11 @@
 //! Transports for the protocol: stdio (the default `kingme` mode) and TCP
 //! (`kingme --listen ADDR`). Both drive the same [`crate::protocol::Session`]
-//! with the same loop.
+//! with the same loop. And the policy of a network server.
 //!
 //! - [`driver`]: the loop driving a session over any [`driver::Transport`].
+//! - [`ServerPolicy`]: a server's token, search slots, longest search and
+//!   [`HashBudget`]; each session gets its [`SessionPolicy`], the
+//!   [`Policy`](crate::frontend::Policy) the session asks.
 //! - [`listener`]: the accept loop of every TCP server (a connection cap,
 //!   graceful shutdown), kingme's and DXP's.
 //! - [`stdio`], [`tcp`]: the two transports.
@@ -12,18 +15,22 @@
 //!   `cmd:`), one spelling for the referee and the web board.
 //! - [`framing`]: bounded records from a byte stream; `KingmeCodec`: TCP lines.
 
+mod budget;
 mod codec;
 pub mod driver;
 mod engine_spec;
 pub mod framing;
 pub mod listener;
 mod operator;
+mod policy;
 pub mod stdio;
 pub mod tcp;
 
+pub use budget::{HashBudget, Reservation};
 pub use codec::{KingmeCodec, Line};
 pub use engine_spec::{split_words, EngineSpec, ParseEngineSpecError};
 pub use operator::OperatorFiles;
+pub use policy::{ServerPolicy, SessionPolicy};
 pub use tcp::{serve, ServerConfig};
 
 use std::net::SocketAddr;
@@ -124,7 +131,7 @@ pub fn run_tcp(
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local: SocketAddr = listener.local_addr()?;
-        if !local.ip().is_loopback() && config.session.token.is_none() {
+        if !local.ip().is_loopback() && config.token.is_none() {
             tracing::warn!(%local, "non-loopback bind without --token");
         }
         tracing::info!(%local, max_connections = config.max_connections, max_searches = config.max_searches, "listening");

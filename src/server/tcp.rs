@@ -2,10 +2,12 @@
 //! [`Session`] driven by the shared [`driver`](super::driver) over lines
 //! framed by [`KingmeCodec`].
 
+use super::budget::HashBudget;
 use super::codec::{KingmeCodec, Line};
 use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use super::listener::{self, Full};
-use crate::protocol::{HashBudget, Refusal, Response, Session, SessionConfig};
+use super::policy::ServerPolicy;
+use crate::protocol::{Refusal, Response, Session, SessionConfig, Token};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -38,8 +40,12 @@ pub struct ServerConfig {
     pub idle_timeout: Duration,
     /// A connection that can't take our output for this long is closed.
     pub write_timeout: Duration,
-    /// What each session allows (token, hash and thread caps...); its
-    /// `search_slots` is set by the server.
+    /// When set, a client must send `auth <token>` first.
+    pub token: Option<Token>,
+    /// Longest any one search may run (`go infinite` and `analyze`
+    /// included); `None`: no limit.
+    pub max_search_time: Option<Duration>,
+    /// What each session's commands allow (hash and thread caps, files...).
     pub session: SessionConfig,
 }
 
@@ -57,6 +63,8 @@ impl Default for ServerConfig {
             max_line: super::MAX_LINE,
             idle_timeout: Duration::from_secs(600),
             write_timeout: Duration::from_secs(30),
+            token: None,
+            max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
             session: SessionConfig {
                 max_hash_mib: 64,
                 default_hash_mib: Some(16),
@@ -65,7 +73,6 @@ impl Default for ServerConfig {
                 max_perft_depth: 9,
                 max_perft_leaves: MAX_PERFT_LEAVES,
                 max_trace_nodes: 10_000,
-                max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
                 files: crate::files::FileAccess::Within(Vec::new()),
                 ..SessionConfig::default()
             },
@@ -101,12 +108,15 @@ fn physical_memory_mib() -> Option<usize> {
 /// every session, stops their searches and waits (up to 5 s) for them to close.
 pub async fn serve(
     listener: TcpListener,
-    mut config: ServerConfig,
+    config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let slots = Arc::new(Semaphore::new(config.max_searches.max(1)));
-    config.session.search_slots = Some(Arc::clone(&slots));
-    config.session.hash_budget = Some(HashBudget::new(config.hash_budget_mib));
+    let policy = ServerPolicy {
+        token: config.token.clone(),
+        search_slots: Some(Arc::new(Semaphore::new(config.max_searches.max(1)))),
+        hash_budget: Some(HashBudget::new(config.hash_budget_mib)),
+        max_search_time: config.max_search_time,
+    };
     let limits = listener::Limits {
         max_connections: config.max_connections,
         max_per_address: config.max_per_address,
@@ -122,10 +132,11 @@ pub async fn serve(
         at_end: AtEnd::Stop,
         close_grace: Some(Duration::from_secs(5)),
     };
+    let server = policy.clone();
     let shutdown = async move {
         shutdown.await;
         // queued searches answer at once
-        slots.close();
+        server.close_slots();
     };
     listener::serve(
         listener,
@@ -134,7 +145,8 @@ pub async fn serve(
         |socket, _peer, mut shutdown| {
             let _ = socket.set_nodelay(true);
             let framed = Framed::new(socket, KingmeCodec::new(max_line));
-            let (session, events) = Session::new(session_config.clone());
+            let (session, events) =
+                Session::with_policy(session_config.clone(), Box::new(policy.session()));
             drive(
                 TcpLines(framed),
                 session,

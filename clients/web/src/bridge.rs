@@ -224,7 +224,8 @@ async fn in_process(socket: WebSocket, shared: &Shared) {
         }
         std::future::pending::<()>().await;
     };
-    let (session, events) = Session::new(shared.config.session.clone());
+    let policy = Box::new(shared.config.policy.session());
+    let (session, events) = Session::with_policy(shared.config.session.clone(), policy);
     drive(tab, session, events.into_inner(), config, shutdown).await;
 }
 

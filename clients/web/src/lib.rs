@@ -25,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use kingme::protocol::SessionConfig;
+use kingme::server::{HashBudget, ServerPolicy};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -61,9 +62,12 @@ pub struct WebConfig {
     /// search running, is closed (a tab left open must not hold a session slot
     /// forever). Over TCP the engine server's own idle timeout applies.
     pub idle_timeout: Duration,
-    /// What each in-process session allows (its `search_slots` is set by
-    /// [`app`]; its hash budget is shared by every tab).
+    /// What each in-process session's commands allow.
     pub session: SessionConfig,
+    /// What the in-process sessions share: the hash budget of every tab,
+    /// the longest search (its search slots are set by [`app`] from
+    /// `max_searches`).
+    pub policy: ServerPolicy,
     /// Host names served besides loopback ones, as [`host_name`] gives them.
     pub allowed_hosts: Vec<String>,
     /// The key every request must carry, if any.
@@ -73,8 +77,7 @@ pub struct WebConfig {
 impl Default for WebConfig {
     /// The limits of the engine's own TCP server.
     fn default() -> Self {
-        let mut tcp = kingme::server::ServerConfig::default();
-        tcp.session.hash_budget = Some(kingme::protocol::HashBudget::new(tcp.hash_budget_mib));
+        let tcp = kingme::server::ServerConfig::default();
         WebConfig {
             engine: EngineSpec::InProcess,
             max_sessions: 64,
@@ -82,6 +85,11 @@ impl Default for WebConfig {
             write_timeout: tcp.write_timeout,
             idle_timeout: Duration::from_secs(30 * 60),
             session: tcp.session,
+            policy: ServerPolicy {
+                hash_budget: Some(HashBudget::new(tcp.hash_budget_mib)),
+                max_search_time: tcp.max_search_time,
+                ..ServerPolicy::default()
+            },
             allowed_hosts: Vec::new(),
             key: None,
         }
@@ -114,7 +122,7 @@ pub(crate) struct Shared {
 /// The server's routes, the counters they update, and the sender that tells
 /// every open tab the server is shutting down (send `true`).
 pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
-    config.session.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
+    config.policy.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
     let stats = Arc::new(Stats::default());
     let (tx, rx) = watch::channel(false);
     let shared = Arc::new(Shared {

@@ -80,7 +80,7 @@ fn main() -> anyhow::Result<()> {
     args.files
         .apply_to(&mut config.session)
         .map_err(anyhow::Error::msg)?;
-    config.session.max_search_time =
+    config.policy.max_search_time =
         (args.max_search_time > 0).then(|| std::time::Duration::from_secs(args.max_search_time));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -324,7 +324,7 @@ async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
     let engine = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let engine_addr = engine.local_addr().unwrap();
     let mut server = kingme::server::ServerConfig::default();
-    server.session.token = Some("s3cret".parse().unwrap());
+    server.token = Some("s3cret".parse().unwrap());
     tokio::spawn(kingme::server::serve(
         engine,
         server,
