@@ -158,7 +158,7 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
 #[test]
 fn the_hash_budget_caps_the_sum_of_all_sessions_tables() {
     let mut config = common::test_server_config();
-    config.hash_budget_mib = 40;
+    config.limits.hash_budget_mib = 40;
     config.session.max_hash_mib = 32;
     let server = Server::start(config);
     let mut a = Tcp::connect_greeted(server.addr);
@@ -320,7 +320,7 @@ fn a_client_that_never_authenticates_is_closed_at_the_deadline() {
 #[test]
 fn connections_from_one_address_are_capped() {
     let mut config = common::test_server_config();
-    config.max_per_address = 2;
+    config.limits.max_per_address = 2;
     let server = Server::start(config);
     let _a = Tcp::connect_greeted(server.addr);
     let b = Tcp::connect_greeted(server.addr);

@@ -94,7 +94,7 @@ fn stop_latency_over_tcp() {
 #[test]
 fn search_slots_queue_fairly_and_stop_answers_a_queued_go() {
     let mut config = common::test_server_config();
-    config.max_searches = 1;
+    config.limits.max_searches = 1;
     let server = Server::start(config);
     let mut a = Tcp::connect_greeted(server.addr);
     let mut b = Tcp::connect_greeted(server.addr);
@@ -131,7 +131,7 @@ fn search_slots_queue_fairly_and_stop_answers_a_queued_go() {
 #[test]
 fn connection_limit_refuses_with_an_error_line() {
     let mut config = common::test_server_config();
-    config.max_connections = 2;
+    config.limits.max_connections = 2;
     let server = Server::start(config);
     let _a = Tcp::connect_greeted(server.addr);
     let _b = Tcp::connect_greeted(server.addr);

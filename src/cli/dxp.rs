@@ -21,10 +21,12 @@ pub(crate) struct DxpArgs {
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
     /// Games played at once; more requests are refused.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = kingme::dxp::DEFAULT_MAX_GAMES)]
     max_games: usize,
+    #[command(flatten)]
+    limits: kingme::server::ServerLimitArgs,
     /// Close a connection after this many seconds without a message.
-    #[arg(long, default_value_t = 900)]
+    #[arg(long, default_value_t = kingme::dxp::DEFAULT_IDLE_TIMEOUT.as_secs())]
     idle_timeout: u64,
 }
 
@@ -43,7 +45,7 @@ pub(crate) fn run_dxp(a: &DxpArgs) -> Result<(), String> {
     let config = kingme::dxp::DxpConfig {
         options,
         movetime: a.movetime.map(Duration::from_millis),
-        max_games: a.max_games.max(1),
+        limits: a.limits.limits(a.max_games),
         idle_timeout: Duration::from_secs(a.idle_timeout),
         ..Default::default()
     };

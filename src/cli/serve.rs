@@ -21,28 +21,20 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "token")]
     token_file: Option<std::path::PathBuf>,
     /// TCP: connections served at once (one more gets an error line).
-    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_MAX_CONNECTIONS)]
+    #[arg(long, default_value_t = kingme::server::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
-    /// TCP: connections served at once from one client address.
-    #[arg(long, default_value_t = 32)]
-    max_per_address: usize,
-    /// TCP: searches running at once across all clients [default: cores - 1, at least 1].
-    #[arg(long)]
-    max_searches: Option<usize>,
+    #[command(flatten)]
+    limits: kingme::server::ServerLimitArgs,
     /// TCP: close a connection after this many seconds without input.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_IDLE_TIMEOUT.as_secs())]
     idle_timeout: u64,
     /// TCP: stop any one search (go infinite and analyze included) after this
     /// many seconds; 0 for no limit.
     #[arg(long, value_name = "SECONDS", default_value_t = kingme::server::tcp::DEFAULT_MAX_SEARCH_TIME.as_secs())]
     max_search_time: u64,
     /// TCP: largest Hash (MiB) a client may set.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_MAX_HASH_MIB)]
     max_hash: usize,
-    /// TCP: the sum of all sessions' Hash, in MiB [default: 1024 or a quarter
-    /// of physical memory, whichever is less].
-    #[arg(long, value_name = "MIB")]
-    hash_budget: Option<usize>,
     #[command(flatten)]
     files: kingme::server::OperatorFiles,
     /// Longest accepted line in bytes.
@@ -96,22 +88,16 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
     };
     server::init_logging("info");
     let mut config = server::ServerConfig {
-        max_connections: a.max_connections.max(1),
-        max_per_address: a.max_per_address.max(1),
+        limits: a.limits.limits(a.max_connections),
         idle_timeout: Duration::from_secs(a.idle_timeout),
         max_line: a.max_line,
         ..Default::default()
     };
-    if let Some(n) = a.max_searches {
-        config.max_searches = n;
-    }
-    if let Some(b) = a.hash_budget {
-        config.hash_budget_mib = b.max(1);
-    }
     config.token = token;
 
-    config.session.max_hash_mib = a.max_hash.min(config.hash_budget_mib).max(1);
-    config.session.default_hash_mib = Some(16.min(config.session.max_hash_mib));
+    config.session.max_hash_mib = a.max_hash.min(config.limits.hash_budget_mib).max(1);
+    config.session.default_hash_mib =
+        Some(server::tcp::DEFAULT_SESSION_HASH_MIB.min(config.session.max_hash_mib));
     config.max_search_time =
         (a.max_search_time > 0).then(|| Duration::from_secs(a.max_search_time));
     a.files.apply_to(&mut config.session)?;

@@ -8,6 +8,9 @@
 //!   [`Policy`](crate::frontend::Policy) the session asks.
 //! - [`listener`]: the accept loop of every TCP server (a connection cap,
 //!   graceful shutdown), kingme's and DXP's.
+//! - [`ServerLimits`]: what every TCP server allows its clients together
+//!   (connections in all and per address, searches at once, the hash
+//!   budget), with the one statement of their defaults.
 //! - [`stdio`], [`tcp`]: the two transports.
 //! - [`OperatorFiles`]: the operator's file flags of every server front end
 //!   (`--allow-files`, `--egdb`, `--eval-file`).
@@ -20,6 +23,7 @@ mod codec;
 pub mod driver;
 mod engine_spec;
 pub mod framing;
+mod limits;
 pub mod listener;
 mod operator;
 mod policy;
@@ -29,6 +33,10 @@ pub mod tcp;
 pub use budget::{HashBudget, Reservation};
 pub use codec::{KingmeCodec, Line};
 pub use engine_spec::{split_words, EngineSpec, ParseEngineSpecError};
+pub use limits::{
+    cores, default_hash_budget_mib, default_max_searches, ServerLimitArgs, ServerLimits,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS,
+};
 pub use operator::OperatorFiles;
 pub use policy::{ServerPolicy, SessionPolicy};
 pub use tcp::{serve, ServerConfig};
@@ -134,7 +142,7 @@ pub fn run_tcp(
         if !local.ip().is_loopback() && config.token.is_none() {
             tracing::warn!(%local, "non-loopback bind without --token");
         }
-        tracing::info!(%local, max_connections = config.max_connections, max_searches = config.max_searches, "listening");
+        tracing::info!(%local, max_connections = config.limits.max_connections, max_searches = config.limits.max_searches, "listening");
         bound(local);
         serve(listener, config, shutdown_signal()).await
     })

@@ -2,38 +2,28 @@
 //! [`Session`] driven by the shared [`driver`](super::driver) over lines
 //! framed by [`KingmeCodec`].
 
-use super::budget::HashBudget;
 use super::codec::{KingmeCodec, Line};
 use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
+use super::limits::ServerLimits;
 use super::listener::{self, Full};
-use super::policy::ServerPolicy;
 use crate::protocol::{Refusal, Response, Session, SessionConfig, Token};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 use tokio::time::timeout;
 use tokio_util::codec::Framed;
 
 /// Limits and settings of a TCP server.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Connections served at once; one more gets an error line and is closed.
-    pub max_connections: usize,
-    /// Connections served at once from one client address.
-    pub max_per_address: usize,
-    /// The sum of every session's `Hash`, in MiB; a `setoption Hash` over
-    /// it is refused.
-    pub hash_budget_mib: usize,
+    /// Connections, searches and table memory for all clients together;
+    /// a `setoption Hash` over the hash budget is refused.
+    pub limits: ServerLimits,
     /// With a token, a client that has not sent `auth` within this time is
     /// closed.
     pub auth_timeout: Duration,
-    /// Searches running at once across all sessions (default: cores - 1, at
-    /// least 1); more wait in a fair queue.
-    pub max_searches: usize,
     /// Longest accepted line in bytes.
     pub max_line: usize,
     /// A connection with no input (and no search) for this long is closed.
@@ -51,24 +41,18 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         ServerConfig {
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            max_per_address: DEFAULT_MAX_CONNECTIONS,
-            hash_budget_mib: default_hash_budget_mib(),
+            limits: ServerLimits::default(),
             auth_timeout: Duration::from_secs(10),
-            // One core stays free for the network, so stop and isready are
-            // answered at once even when every slot is searching.
-            max_searches: cores.saturating_sub(1).max(1),
             max_line: super::MAX_LINE,
-            idle_timeout: Duration::from_secs(600),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             write_timeout: Duration::from_secs(30),
             token: None,
             max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
             session: SessionConfig {
-                max_hash_mib: 64,
-                default_hash_mib: Some(16),
-                max_threads: cores,
+                max_hash_mib: DEFAULT_MAX_HASH_MIB,
+                default_hash_mib: Some(DEFAULT_SESSION_HASH_MIB),
+                max_threads: super::limits::cores(),
                 process_options: false,
                 max_perft_depth: 9,
                 max_perft_leaves: MAX_PERFT_LEAVES,
@@ -80,29 +64,20 @@ impl Default for ServerConfig {
     }
 }
 
-/// Default `max_connections`: with each session's default 16 MiB table, the
-/// default hash budget holds every connection's table.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
-
 /// Default longest search a network client may run (`go infinite` included).
 pub const DEFAULT_MAX_SEARCH_TIME: Duration = Duration::from_secs(300);
 
+/// Default [`ServerConfig::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Default largest `Hash` a network client may set, in MiB.
+pub const DEFAULT_MAX_HASH_MIB: usize = 64;
+
+/// `Hash` of a new network session, in MiB (at most the largest allowed).
+pub const DEFAULT_SESSION_HASH_MIB: usize = 16;
+
 /// Most leaves a network client's `perft` may count.
 pub const MAX_PERFT_LEAVES: u64 = 2_000_000_000;
-
-/// The default hash budget: 1024 MiB or a quarter of physical memory,
-/// whichever is less.
-#[must_use]
-pub fn default_hash_budget_mib() -> usize {
-    let quarter = physical_memory_mib().map_or(1024, |m| m / 4);
-    quarter.clamp(16, 1024)
-}
-
-/// Physical memory in MiB, where the system says.
-fn physical_memory_mib() -> Option<usize> {
-    let kb = crate::proc_info::kb("/proc/meminfo", "MemTotal")?;
-    usize::try_from(kb / 1024).ok()
-}
 
 /// Serves connections from `listener` until `shutdown` completes; then tells
 /// every session, stops their searches and waits (up to 5 s) for them to close.
@@ -111,17 +86,9 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let policy = ServerPolicy {
-        token: config.token.clone(),
-        search_slots: Some(Arc::new(Semaphore::new(config.max_searches.max(1)))),
-        hash_budget: Some(HashBudget::new(config.hash_budget_mib)),
-        max_search_time: config.max_search_time,
-    };
-    let limits = listener::Limits {
-        max_connections: config.max_connections,
-        max_per_address: config.max_per_address,
-        grace: Duration::from_secs(5),
-    };
+    let policy = config
+        .limits
+        .policy(config.token.clone(), config.max_search_time);
     let max_line = config.max_line;
     let session_config = config.session.clone();
     let drive_config = DriveConfig {
@@ -140,7 +107,8 @@ pub async fn serve(
     };
     listener::serve(
         listener,
-        limits,
+        config.limits,
+        Duration::from_secs(5),
         shutdown,
         |socket, _peer, mut shutdown| {
             let _ = socket.set_nodelay(true);

@@ -45,6 +45,9 @@ pub const MAX_FRAME: usize = 1024 * 1024;
 
 pub use kingme::server::{EngineSpec, ParseEngineSpecError};
 
+/// Default [`WebConfig::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
 /// Settings of the web server.
 #[derive(Clone, Debug)]
 pub struct WebConfig {
@@ -80,13 +83,13 @@ impl Default for WebConfig {
         let tcp = kingme::server::ServerConfig::default();
         WebConfig {
             engine: EngineSpec::InProcess,
-            max_sessions: 64,
-            max_searches: tcp.max_searches,
+            max_sessions: tcp.limits.max_connections,
+            max_searches: tcp.limits.max_searches,
             write_timeout: tcp.write_timeout,
-            idle_timeout: Duration::from_secs(30 * 60),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             session: tcp.session,
             policy: ServerPolicy {
-                hash_budget: Some(HashBudget::new(tcp.hash_budget_mib)),
+                hash_budget: Some(HashBudget::new(tcp.limits.hash_budget_mib)),
                 max_search_time: tcp.max_search_time,
                 ..ServerPolicy::default()
             },

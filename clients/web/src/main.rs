@@ -26,14 +26,14 @@ struct Args {
     )]
     engine_token: Option<kingme::protocol::Token>,
     /// Browser tabs served at once.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = kingme::server::DEFAULT_MAX_CONNECTIONS)]
     max_sessions: usize,
     /// In-process searches running at once (default: the number of cores).
     #[arg(long)]
     max_searches: Option<usize>,
     /// Close an in-process tab's session after this many seconds without a message
     /// from the tab (never during a search).
-    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = kingme_web::DEFAULT_IDLE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
     /// Also serve the board under this host name or address (besides localhost,
     /// 127.x.x.x and [::1]); repeatable. Requests naming any other host are refused.
