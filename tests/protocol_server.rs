@@ -382,7 +382,7 @@ fn stdio_eof_finishes_a_limited_search() {
 #[test]
 fn a_non_loopback_bind_without_token_warns_loudly() {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kingme"))
-        .args(["--listen", "0.0.0.0:0"])
+        .args(["--listen", "0.0.0.0:0", "--no-auth"])
         .env("RUST_LOG", "off")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

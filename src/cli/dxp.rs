@@ -7,6 +7,10 @@ pub(crate) struct DxpArgs {
     /// Address to listen on (loopback by default: DXP has no authentication).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:27531")]
     listen: String,
+    /// Serve an address other machines can reach: anyone who can connect
+    /// may play (without it, kingme dxp refuses to listen beyond loopback).
+    #[arg(long)]
+    no_auth: bool,
     /// Playing strength: easy, medium, hard or max.
     #[arg(long, default_value = "max")]
     level: String,
@@ -47,6 +51,7 @@ pub(crate) fn run_dxp(a: &DxpArgs) -> Result<(), String> {
         movetime: a.movetime.map(Duration::from_millis),
         limits: a.limits.limits(a.max_games),
         idle_timeout: Duration::from_secs(a.idle_timeout),
+        no_auth: a.no_auth,
         ..Default::default()
     };
     config.validate().map_err(|e| e.to_string())?;
@@ -60,5 +65,5 @@ pub(crate) fn run_dxp(a: &DxpArgs) -> Result<(), String> {
         }
         eprintln!("kingme dxp listening on {local}");
     })
-    .map_err(|e| format!("{}: {e}", a.listen))
+    .map_err(|e| e.to_string())
 }

@@ -20,6 +20,11 @@ pub(crate) struct ServeArgs {
     /// Read the token from this file (its first line).
     #[arg(long, value_name = "FILE", conflicts_with = "token")]
     token_file: Option<std::path::PathBuf>,
+    /// TCP: serve an address other machines can reach with no token: anyone
+    /// who can connect may use the engine (without a token or this flag,
+    /// kingme refuses to listen beyond loopback).
+    #[arg(long)]
+    no_auth: bool,
     /// TCP: connections served at once (one more gets an error line).
     #[arg(long, default_value_t = kingme::server::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
@@ -94,6 +99,7 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
         ..Default::default()
     };
     config.token = token;
+    config.no_auth = a.no_auth;
 
     config.session.max_hash_mib = a.max_hash.min(config.limits.hash_budget_mib).max(1);
     config.session.default_hash_mib =
@@ -106,11 +112,11 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
         if !local.ip().is_loopback() && open {
             eprintln!(
                 "WARNING: kingme is listening on {local}, reachable from other machines, \
-                 WITHOUT a token: anyone who can connect can use this machine's CPU. \
-                 Use --token SECRET, or bind 127.0.0.1."
+                 WITHOUT a token (--no-auth): anyone who can connect can use this \
+                 machine's CPU. Use --token SECRET, or bind 127.0.0.1."
             );
         }
         eprintln!("kingme listening on {local}");
     })
-    .map_err(|e| format!("{addr}: {e}"))
+    .map_err(|e| e.to_string())
 }

@@ -12,10 +12,9 @@ use crate::engine::{Engine, EngineError, EngineOption, SearchSlot};
 use crate::frontend::Policy;
 use crate::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use crate::server::listener::{self, Shutdown};
-use crate::server::{shutdown_signal, ServerLimits};
+use crate::server::{check_exposure, shutdown_signal, ListenError, ServerLimits, DXP_ALLOW};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
-use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,6 +44,9 @@ pub struct DxpConfig {
     pub handshake_timeout: Duration,
     /// Least time between two messages on one connection.
     pub message_gap: Duration,
+    /// Serve clients beyond loopback though DXP authenticates no one
+    /// (`--no-auth`); without it, [`run`] refuses such an address.
+    pub no_auth: bool,
 }
 
 impl Default for DxpConfig {
@@ -60,6 +62,7 @@ impl Default for DxpConfig {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             handshake_timeout: Duration::from_secs(30),
             message_gap: Duration::from_millis(30),
+            no_auth: false,
         }
     }
 }
@@ -230,17 +233,28 @@ pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Futu
     .await;
 }
 
-/// `kingme dxp`: binds `addr`, tells `bound` the address (the CLI prints it,
-/// and warns when it is reachable from other machines), and serves until
-/// SIGINT or SIGTERM.
-pub fn run(addr: &str, config: DxpConfig, bound: impl FnOnce(SocketAddr)) -> io::Result<()> {
+/// `kingme dxp`: binds `addr` and, unless [`check_exposure`] refuses it
+/// (beyond loopback without [`DxpConfig::no_auth`]), tells `bound` the
+/// address (the CLI prints it, and warns when it is reachable from other
+/// machines) and serves until SIGINT or SIGTERM.
+pub fn run(
+    addr: &str,
+    config: DxpConfig,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), ListenError> {
+    let io = |source| ListenError::Io {
+        addr: addr.to_string(),
+        source,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kingme-dxp")
-        .build()?;
+        .build()
+        .map_err(io)?;
     rt.block_on(async move {
-        let listener = TcpListener::bind(addr).await?;
-        let local = listener.local_addr()?;
+        let listener = TcpListener::bind(addr).await.map_err(io)?;
+        let local = listener.local_addr().map_err(io)?;
+        check_exposure(local, false, config.no_auth, DXP_ALLOW)?;
         bound(local);
         serve(listener, config, shutdown_signal()).await;
         Ok(())

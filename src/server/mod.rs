@@ -22,6 +22,7 @@ mod budget;
 mod codec;
 pub mod driver;
 mod engine_spec;
+mod exposure;
 pub mod framing;
 mod limits;
 pub mod listener;
@@ -33,6 +34,7 @@ pub mod tcp;
 pub use budget::{HashBudget, Reservation};
 pub use codec::{KingmeCodec, Line};
 pub use engine_spec::{split_words, EngineSpec, ParseEngineSpecError};
+pub use exposure::{check_exposure, ListenError, DXP_ALLOW, KINGME_ALLOW};
 pub use limits::{
     cores, default_hash_budget_mib, default_max_searches, ServerLimitArgs, ServerLimits,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS,
@@ -124,26 +126,33 @@ impl Signals {
     }
 }
 
-/// Binds `addr`, tells `bound` the address (the CLI prints it, and warns
-/// when it is reachable from other machines), and serves until SIGINT or
-/// SIGTERM.
+/// Binds `addr` and, unless [`check_exposure`] refuses it (beyond loopback
+/// with neither a token nor [`ServerConfig::no_auth`]), tells `bound` the
+/// address (the CLI prints it, and warns when it is reachable from other
+/// machines) and serves until SIGINT or SIGTERM.
 pub fn run_tcp(
     addr: &str,
     config: ServerConfig,
     bound: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
+) -> Result<(), ListenError> {
+    let io = |source| ListenError::Io {
+        addr: addr.to_string(),
+        source,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kingme-net")
-        .build()?;
+        .build()
+        .map_err(io)?;
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        let local: SocketAddr = listener.local_addr()?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+        let local: SocketAddr = listener.local_addr().map_err(io)?;
+        check_exposure(local, config.token.is_some(), config.no_auth, KINGME_ALLOW)?;
         if !local.ip().is_loopback() && config.token.is_none() {
-            tracing::warn!(%local, "non-loopback bind without --token");
+            tracing::warn!(%local, "non-loopback bind without --token (--no-auth)");
         }
         tracing::info!(%local, max_connections = config.limits.max_connections, max_searches = config.limits.max_searches, "listening");
         bound(local);
-        serve(listener, config, shutdown_signal()).await
+        serve(listener, config, shutdown_signal()).await.map_err(io)
     })
 }

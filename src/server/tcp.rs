@@ -32,6 +32,9 @@ pub struct ServerConfig {
     pub write_timeout: Duration,
     /// When set, a client must send `auth <token>` first.
     pub token: Option<Token>,
+    /// Serve clients beyond loopback with no token (`--no-auth`); without
+    /// it, [`run_tcp`](super::run_tcp) refuses such an address.
+    pub no_auth: bool,
     /// Longest any one search may run (`go infinite` and `analyze`
     /// included); `None`: no limit.
     pub max_search_time: Option<Duration>,
@@ -48,6 +51,7 @@ impl Default for ServerConfig {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             write_timeout: Duration::from_secs(30),
             token: None,
+            no_auth: false,
             max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
             session: SessionConfig {
                 max_hash_mib: DEFAULT_MAX_HASH_MIB,

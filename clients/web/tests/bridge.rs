@@ -323,8 +323,10 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
 async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
     let engine = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let engine_addr = engine.local_addr().unwrap();
-    let mut server = kingme::server::ServerConfig::default();
-    server.token = Some("s3cret".parse().unwrap());
+    let server = kingme::server::ServerConfig {
+        token: Some("s3cret".parse().unwrap()),
+        ..kingme::server::ServerConfig::default()
+    };
     tokio::spawn(kingme::server::serve(
         engine,
         server,
