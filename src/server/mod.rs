@@ -14,8 +14,9 @@
 //! - [`stdio`], [`tcp`]: the two transports.
 //! - [`OperatorFiles`]: the operator's file flags of every server front end
 //!   (`--allow-files`, `--egdb`, `--eval-file`).
-//! - [`EngineSpec`]: where a client finds an engine (`inprocess`, `tcp:`,
-//!   `cmd:`), one spelling for the referee and the web board.
+//! - [`EngineSpelling`]: where a client finds an engine (`inprocess`,
+//!   `tcp:`, `cmd:`), one spelling for the referee and the web board, each
+//!   of which takes only the kinds it can use ([`Accepted`]).
 //! - [`framing`]: bounded records from a byte stream; `KingmeCodec`: TCP lines.
 
 mod budget;
@@ -33,7 +34,7 @@ pub mod tcp;
 
 pub use budget::{HashBudget, Reservation};
 pub use codec::{KingmeCodec, Line};
-pub use engine_spec::{split_words, EngineSpec, ParseEngineSpecError};
+pub use engine_spec::{split_words, Accepted, EngineKind, EngineSpelling, ParseEngineSpecError};
 pub use exposure::{check_exposure, ListenError, DXP_ALLOW, KINGME_ALLOW};
 pub use limits::{
     cores, default_hash_budget_mib, default_max_searches, ServerLimitArgs, ServerLimits,

@@ -91,10 +91,6 @@ pub(crate) async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
     match &shared.config.engine {
         EngineSpec::InProcess => in_process(socket, &shared).await,
         EngineSpec::Tcp { addr, token } => over_tcp(socket, &shared, addr, token.as_ref()).await,
-        EngineSpec::Cmd { .. } => {
-            let msg = "this board serves no engine program (cmd:); see --engine";
-            give_up(&mut socket, msg.into(), "no engine", Duration::from_secs(2)).await;
-        }
     }
     shared.stats.sessions.fetch_sub(1, Ordering::SeqCst);
     tracing::info!(sessions = shared.stats.sessions(), "tab closed");

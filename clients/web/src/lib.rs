@@ -10,12 +10,15 @@
 //!   server drives it, or a connection to a kingme TCP server
 //!   (`--engine tcp:HOST:PORT`). A tab that goes away frees its session (the
 //!   search is stopped and its thread joined); bad messages get `error` lines.
+//! - [`engine`]: where the tabs' sessions run ([`EngineSpec`]: in this
+//!   process or on a kingme server; a program is refused when read).
 //! - [`access`]: who may use it: allowed hosts only (against DNS rebinding),
 //!   and the per-launch [`Key`] when there is one.
 //! - This file: [`WebConfig`], the router ([`app`]) and [`serve`].
 
 pub mod access;
 pub mod bridge;
+pub mod engine;
 pub mod page;
 
 use axum::extract::ws::WebSocketUpgrade;
@@ -43,7 +46,8 @@ pub const MAX_MESSAGE: usize = 64 * 1024;
 /// socket with code 1009 (message too big).
 pub const MAX_FRAME: usize = 1024 * 1024;
 
-pub use kingme::server::{EngineSpec, ParseEngineSpecError};
+pub use engine::EngineSpec;
+pub use kingme::server::ParseEngineSpecError;
 
 /// Default [`WebConfig::idle_timeout`].
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -52,8 +56,7 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 #[derive(Clone, Debug)]
 pub struct WebConfig {
     /// Where sessions run: [`EngineSpec::InProcess`], or a kingme TCP server
-    /// (its token, if any, sent as `auth TOKEN` on each tab's connection);
-    /// a program (`cmd:`) is not served.
+    /// (its token, if any, sent as `auth TOKEN` on each tab's connection).
     pub engine: EngineSpec,
     /// Tabs served at once; one more gets an `error` line and is closed.
     pub max_sessions: usize,

@@ -15,7 +15,7 @@ struct Args {
     listen: String,
     /// Where sessions run: `inprocess`, or `tcp:HOST:PORT` for a kingme server
     /// (`kingme --listen HOST:PORT`).
-    #[arg(long, default_value = "inprocess", value_parser = board_engine)]
+    #[arg(long, default_value = "inprocess")]
     engine: EngineSpec,
     /// Token for a kingme server started with --token (sent as `auth` for each tab).
     #[arg(
@@ -49,16 +49,6 @@ struct Args {
     /// seconds; 0 for no limit.
     #[arg(long, value_name = "SECONDS", default_value_t = kingme::server::tcp::DEFAULT_MAX_SEARCH_TIME.as_secs())]
     max_search_time: u64,
-}
-
-/// An engine the board can use: in this process or on a kingme server.
-fn board_engine(s: &str) -> Result<EngineSpec, String> {
-    match s.parse::<EngineSpec>().map_err(|e| e.to_string())? {
-        EngineSpec::Cmd { .. } => Err(format!(
-            "bad engine '{s}': the board's sessions run inprocess or on a tcp:HOST:PORT server"
-        )),
-        spec => Ok(spec),
-    }
 }
 
 fn main() -> anyhow::Result<()> {
