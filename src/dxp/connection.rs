@@ -7,7 +7,7 @@ use super::board::{color_of, find_move, move_message, parse_board};
 use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError};
 use super::DxpConfig;
 use crate::board::{join_or_none, Color, Game, Move, Outcome, Position, Variant};
-use crate::engine::{Engine, Event, Limits, Phase, SearchId, SearchSlot, SlotToken};
+use crate::engine::{Engine, Event, GoLimits, Phase, SearchId, SearchSlot, SlotToken};
 use crate::frontend::{Flow, Policy, SlotGrant};
 use crate::server::driver::{Driven, Notice};
 use std::net::SocketAddr;
@@ -200,7 +200,7 @@ impl Connection {
             return;
         }
         g.turn_start = Instant::now();
-        let mut limits = Limits::default();
+        let mut limits = GoLimits::default();
         match &g.clock {
             Some(c) => {
                 let to_go = (c.moves > 0 && g.moves_made < u32::from(c.moves))
@@ -221,7 +221,7 @@ impl Connection {
 
     /// Starts our search for a move in the current game, holding `slot`
     /// until it ends.
-    fn launch(&mut self, limits: Limits, slot: Option<SlotToken>) {
+    fn launch(&mut self, limits: GoLimits, slot: Option<SlotToken>) {
         let Some(g) = &self.game else {
             return;
         };

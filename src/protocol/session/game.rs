@@ -3,7 +3,7 @@
 
 use super::{Purpose, Session};
 use crate::board::{Game, Move, Position, Variant};
-use crate::engine::{Limits, Score};
+use crate::engine::{GoLimits, Score};
 use crate::protocol::command::StartPos;
 use crate::protocol::Response;
 
@@ -54,7 +54,7 @@ impl Session {
         if let Some(end) = self.game.result() {
             out.push(Response::GameOver(end));
         } else if self.reply {
-            self.start_search(Limits::default(), Purpose::Reply, out);
+            self.start_search(GoLimits::default(), Purpose::Reply, out);
         }
     }
 

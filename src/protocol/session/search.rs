@@ -4,7 +4,7 @@
 
 use super::{Purpose, Session};
 use crate::board::Move;
-use crate::engine::{Limits, Phase, Score, SlotToken};
+use crate::engine::{GoLimits, Phase, Score, SlotToken};
 use crate::frontend::SlotGrant;
 use crate::protocol::command::GoParams;
 use crate::protocol::Response;
@@ -120,10 +120,10 @@ impl Session {
         }
         let option = self.engine().options().multipv;
         let n = lines.map_or(if option > 1 { option } else { 3 }, |n| n as usize);
-        let limits = Limits {
+        let limits = GoLimits {
             infinite: true,
             multipv: Some(n),
-            ..Limits::default()
+            ..GoLimits::default()
         };
         self.start_search(limits, Purpose::Go, out);
     }
@@ -134,9 +134,9 @@ impl Session {
         if self.answered_game_over(true, out) {
             return;
         }
-        let limits = Limits {
+        let limits = GoLimits {
             multipv: Some(1),
-            ..Limits::default()
+            ..GoLimits::default()
         };
         self.start_search(limits, Purpose::Hint(None), out);
     }
@@ -149,14 +149,14 @@ impl Session {
                 self.config.max_perft_depth
             )));
         } else {
-            self.start_search(Limits::default(), Purpose::Perft(depth), out);
+            self.start_search(GoLimits::default(), Purpose::Perft(depth), out);
         }
     }
 
     /// Starts a search now, or queues it when its server has no slot free.
     pub(super) fn start_search(
         &mut self,
-        limits: Limits,
+        limits: GoLimits,
         purpose: Purpose,
         out: &mut Vec<Response>,
     ) {
@@ -178,7 +178,7 @@ impl Session {
         }
     }
 
-    fn launch(&mut self, limits: Limits, purpose: Purpose, slot: Option<SlotToken>) {
+    fn launch(&mut self, limits: GoLimits, purpose: Purpose, slot: Option<SlotToken>) {
         let on_event = self.events.on_event();
         let game = self.game.clone();
         let budget = self.config.max_perft_leaves;
