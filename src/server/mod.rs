@@ -11,6 +11,9 @@
 //! - [`ServerLimits`]: what every TCP server allows its clients together
 //!   (connections in all and per address, searches at once, the hash
 //!   budget), with the one statement of their defaults.
+//! - [`check_exposure`]: safe by default: a server other machines can
+//!   reach, with nothing to authenticate its clients, does not start
+//!   without `--no-auth` ([`ListenError`]).
 //! - [`stdio`], [`tcp`]: the two transports.
 //! - [`OperatorFiles`]: the operator's file flags of every server front end
 //!   (`--allow-files`, `--egdb`, `--eval-file`).
