@@ -2,7 +2,7 @@
 //! fresh tables. The node total is a signature of search behaviour.
 
 use crate::board::{Game, Position, Variant};
-use crate::engine::{Engine, EngineOption, Event, Limits};
+use crate::engine::{Engine, EngineOption, Event, GoLimits};
 use std::time::{Duration, Instant};
 
 /// The node total of [`run`]`(0)`: the search signature. A change to the
@@ -109,7 +109,7 @@ pub fn run_with(
         let t = Instant::now();
         let events = engine.search_blocking(
             &game,
-            Limits {
+            GoLimits {
                 depth: Some(depth),
                 ..Default::default()
             },

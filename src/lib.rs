@@ -47,18 +47,24 @@
 //!   kingme session, Hub and DXP.
 //! - [`mod@bench`]: fixed positions to fixed depths; the node total is the search
 //!   signature.
+//! - [`frontend`]: what every front end's session (kingme, Hub, DXP) is made
+//!   of: `Flow`, the event queue its searches report on, and the `Policy` it
+//!   asks of its server (authentication, search slots, the longest search,
+//!   table memory).
 //! - [`protocol`]: the kingme line protocol (`protocol/PROTOCOL.md`): the nom
 //!   parsed `Command`, the `Response` lines, and the transport-independent
-//!   `Session` state machine.
+//!   `Session` state machine (the game and the commands).
 //! - [`server`]: one driver loop generic over the session it drives (input
 //!   in, output and search events out, timeouts, shutdown), the transports
 //!   (stdio, the default; TCP, `--listen`) as thin adapters of it, the tokio
-//!   accept loop (connection cap, graceful shutdown) that TCP and DXP share,
-//!   and `EngineSpec`, how the clients name an engine.
+//!   accept loop that TCP and DXP share, the network servers' policy
+//!   (`ServerLimits`: connections, per-address connections, search slots,
+//!   the hash budget; the token; no open listen beyond loopback without
+//!   `--no-auth`), and `EngineSpelling`, how the clients name an engine.
 //! - [`hub`]: Scan's Hub protocol on stdio (`kingme hub`) with pydraughts'
 //!   English position and move conventions, a session the driver runs.
 //! - [`dxp`]: a DamExchange follower over TCP (`kingme dxp`) on the shared
-//!   listener and driver, in pydraughts' English dialect.
+//!   listener, driver and server limits, in pydraughts' English dialect.
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data (ended and labelled
@@ -92,6 +98,7 @@ pub mod engine;
 
 pub mod bench;
 
+pub mod frontend;
 pub mod protocol;
 pub mod server;
 

@@ -8,7 +8,7 @@ mod common;
 
 use kingme::board::{Game, Position, Variant};
 use kingme::book::{self, file, stats, Book, BuildOptions};
-use kingme::engine::{Engine, EngineOption, Event, Limits};
+use kingme::engine::{Engine, EngineOption, Event, GoLimits};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
@@ -232,16 +232,16 @@ fn verify_finds_an_illegal_or_missing_move() {
     assert!(book.probe(&start).is_none());
 }
 
-fn answer(engine: &mut Engine, game: &Game, limits: Limits) -> (Vec<Event>, kingme::Move) {
+fn answer(engine: &mut Engine, game: &Game, limits: GoLimits) -> (Vec<Event>, kingme::Move) {
     let events = engine.search_blocking(game, limits);
     let mv = common::best_move(&events);
     (events, mv)
 }
 
-fn movetime(ms: u64) -> Limits {
-    Limits {
+fn movetime(ms: u64) -> GoLimits {
+    GoLimits {
         movetime: Some(Duration::from_millis(ms)),
-        ..Limits::default()
+        ..GoLimits::default()
     }
 }
 
@@ -260,9 +260,9 @@ fn the_engine_answers_from_the_book_only_in_it_and_only_for_a_game_move() {
     let (events, _) = answer(
         &mut e,
         &game,
-        Limits {
+        GoLimits {
             depth: Some(3),
-            ..Limits::default()
+            ..GoLimits::default()
         },
     );
     assert!(events.iter().any(|e| matches!(e, Event::Info(_))));

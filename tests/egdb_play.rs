@@ -7,7 +7,7 @@ mod common;
 
 use kingme::board::{Color, Game, Outcome, Position, Variant};
 use kingme::egdb;
-use kingme::engine::{Engine, EngineOption, Limits};
+use kingme::engine::{Engine, EngineOption, GoLimits};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -197,7 +197,7 @@ fn play_out(fen: &str, depth: u32) -> (Option<Outcome>, usize) {
         let side = usize::from(game.position().turn() == Color::White);
         let events = engines[side].search_blocking(
             &game,
-            Limits {
+            GoLimits {
                 depth: Some(depth),
                 ..Default::default()
             },

@@ -5,7 +5,7 @@
 //! which tests/solver.rs checks against a plain minimax without tables.
 
 use kingme::board::{Game, Variant};
-use kingme::engine::{self, Engine, Event, Limits, Score};
+use kingme::engine::{self, Engine, Event, GoLimits, Score};
 use kingme::solve::ValueKind;
 
 #[test]
@@ -27,7 +27,7 @@ fn max_level_keeps_the_exact_result() {
             let value = tb.value(&pos);
             let events = e.search_blocking(
                 &g,
-                Limits {
+                GoLimits {
                     depth: Some(2),
                     ..Default::default()
                 },

@@ -148,7 +148,7 @@ fn a_fifo_or_a_device_as_evalfile_is_refused_and_the_server_answers_others() {
 #[test]
 fn the_hash_budget_caps_the_sum_of_all_sessions_tables() {
     let server = server_with(|c| {
-        c.hash_budget_mib = 40;
+        c.limits.hash_budget_mib = 40;
         c.session.max_hash_mib = 32;
     });
     let mut a = Tcp::connect_greeted(server.addr);
@@ -186,7 +186,7 @@ fn a_clock_for_the_other_side_only_still_ends_the_search() {
 
 #[test]
 fn the_server_ends_a_search_that_runs_too_long() {
-    let server = server_with(|c| c.session.max_search_time = Some(Duration::from_millis(500)));
+    let server = server_with(|c| c.max_search_time = Some(Duration::from_millis(500)));
     let mut c = Tcp::connect_greeted(server.addr);
     for go in ["go infinite", "analyze 2", "go depth 120"] {
         let t = Instant::now();
@@ -264,7 +264,7 @@ fn perft_is_capped_by_a_leaf_budget_over_the_network() {
 #[test]
 fn a_client_that_never_authenticates_is_closed_at_the_deadline() {
     let server = server_with(|c| {
-        c.session.token = Some("s3cret".parse().unwrap());
+        c.token = Some("s3cret".parse().unwrap());
         c.auth_timeout = Duration::from_millis(400);
     });
     let mut c = Tcp::connect_greeted(server.addr);
@@ -288,7 +288,7 @@ fn a_client_that_never_authenticates_is_closed_at_the_deadline() {
 
 #[test]
 fn connections_from_one_address_are_capped() {
-    let server = server_with(|c| c.max_per_address = 2);
+    let server = server_with(|c| c.limits.max_per_address = 2);
     let (_a, b, mut c) = common::two_and_a_third(&server);
     expect_line(
         &mut c,

@@ -48,7 +48,7 @@ fn tokens_never_reach_the_logs_at_trace_level() {
         .init();
 
     let mut config = test_server_config();
-    config.session.token = Some(SECRET.parse().unwrap());
+    config.token = Some(SECRET.parse().unwrap());
     let mut server = Server::start(config);
 
     let mut good = Tcp::connect_greeted(server.addr);

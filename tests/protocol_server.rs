@@ -73,7 +73,7 @@ fn stop_latency_over_tcp() {
 
 #[test]
 fn search_slots_queue_fairly_and_stop_answers_a_queued_go() {
-    let server = server_with(|c| c.max_searches = 1);
+    let server = server_with(|c| c.limits.max_searches = 1);
     let mut a = Tcp::connect_greeted(server.addr);
     let mut b = Tcp::connect_greeted(server.addr);
     a.send("go infinite");
@@ -108,7 +108,7 @@ fn search_slots_queue_fairly_and_stop_answers_a_queued_go() {
 
 #[test]
 fn connection_limit_refuses_with_an_error_line() {
-    let server = server_with(|c| c.max_connections = 2);
+    let server = server_with(|c| c.limits.max_connections = 2);
     let (_a, _b, mut c) = common::two_and_a_third(&server);
     expect_line(&mut c, "error server full (2 connections); try again later");
     assert_eq!(c.recv(LINE_TIMEOUT), None, "closed after the error");
@@ -128,7 +128,7 @@ fn idle_connections_are_closed() {
 
 #[test]
 fn a_token_must_come_first() {
-    let server = server_with(|c| c.session.token = Some("s3cret".parse().unwrap()));
+    let server = server_with(|c| c.token = Some("s3cret".parse().unwrap()));
     let mut c = Tcp::connect_greeted(server.addr);
     c.send("isready");
     expect_line(&mut c, "error not authenticated: send auth <token> first");
@@ -316,6 +316,7 @@ fn stdio_eof_finishes_a_limited_search() {
 #[test]
 fn a_non_loopback_bind_without_token_warns_loudly() {
     let mut child = common::kingme_listen("0.0.0.0:0")
+        .arg("--no-auth")
         .env("RUST_LOG", "off")
         .spawn()
         .expect("spawn");

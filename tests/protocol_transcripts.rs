@@ -26,10 +26,7 @@ fn transcripts_over_stdio() {
 fn transcripts_over_tcp() {
     let mut config = common::test_server_config();
     // Same caps as a local session, so the transcripts read the same.
-    config.session = SessionConfig {
-        search_slots: None,
-        ..SessionConfig::default()
-    };
+    config.session = SessionConfig::default();
     let server = Server::start(config);
     for (name, text) in transcripts() {
         let mut c = Tcp::connect_greeted(server.addr);

@@ -6,7 +6,7 @@
 //! comments), not taken from the engine's output.
 
 use kingme::board::{Color, Game, Move, Position, Variant};
-use kingme::engine::{Engine, EngineOption, Event, Level, Limits, Score};
+use kingme::engine::{Engine, EngineOption, Event, GoLimits, Level, Score};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -33,7 +33,7 @@ fn best_of(events: &[Event]) -> (Option<Move>, Option<Score>, u64) {
     (best, score, nodes)
 }
 
-fn search(variant: Variant, fen: &str, limits: Limits) -> (Option<Move>, Option<Score>, u64) {
+fn search(variant: Variant, fen: &str, limits: GoLimits) -> (Option<Move>, Option<Score>, u64) {
     // the search itself: the endgame databases built into kingme would
     // answer these endings
     search_with(variant, fen, limits, &[EngineOption::EgdbPieces(0)])
@@ -43,7 +43,7 @@ fn search(variant: Variant, fen: &str, limits: Limits) -> (Option<Move>, Option<
 fn search_with(
     variant: Variant,
     fen: &str,
-    limits: Limits,
+    limits: GoLimits,
     options: &[EngineOption],
 ) -> (Option<Move>, Option<Score>, u64) {
     let pos = Position::from_fen(variant, fen).unwrap();
@@ -54,8 +54,8 @@ fn search_with(
     best_of(&e.search_blocking(&Game::from_position(pos), limits))
 }
 
-fn depth(d: u32) -> Limits {
-    Limits {
+fn depth(d: u32) -> GoLimits {
+    GoLimits {
         depth: Some(d),
         ..Default::default()
     }
@@ -170,12 +170,12 @@ fn always_a_legal_move_under_tiny_limits() {
             .enumerate()
         {
             let limits = if i % 2 == 0 {
-                Limits {
+                GoLimits {
                     movetime: Some(Duration::from_millis(1 + (i as u64 % 4))),
                     ..Default::default()
                 }
             } else {
-                Limits {
+                GoLimits {
                     nodes: Some(1 + i as u64),
                     ..Default::default()
                 }
@@ -198,7 +198,7 @@ fn stop_ends_search_quickly() {
         let (tx, rx) = mpsc::channel();
         let h = e.go(
             g,
-            Limits {
+            GoLimits {
                 infinite: true,
                 ..Default::default()
             },
@@ -241,7 +241,7 @@ fn ponder_holds_bestmove_until_ponderhit() {
     let (tx, rx) = mpsc::channel();
     let h = e.go(
         &g,
-        Limits {
+        GoLimits {
             ponder: true,
             depth: Some(3),
             ..Default::default()
@@ -293,7 +293,7 @@ fn trace_is_capped_and_well_formed() {
     let g = Game::new(Variant::Mini);
     let ev = e.search_blocking(
         &g,
-        Limits {
+        GoLimits {
             depth: Some(3),
             trace: Some(40),
             ..Default::default()
@@ -349,8 +349,8 @@ fn play_game(
     black: &mut Engine,
     white: &mut Engine,
     variant: Variant,
-    lb: Limits,
-    lw: Limits,
+    lb: GoLimits,
+    lw: GoLimits,
     opening: &[&str],
 ) -> i32 {
     let mut g = Game::new(variant);
@@ -379,7 +379,7 @@ fn max_level_beats_easy_level() {
     easy.set(EngineOption::Level(Level::Easy)).unwrap();
     let mut max = Engine::new();
     let strong = depth(6);
-    let weak = Limits::default();
+    let weak = GoLimits::default();
     let mut points = 0; // from max's view
     let openings: [&[&str]; 2] = [&["11-15", "23-19"], &["9-14", "22-18"]];
     for op in openings {
@@ -411,7 +411,7 @@ fn levels_choose_differently() {
     let mut max = Engine::new();
     let mut differ = 0;
     for g in random_positions(Variant::English, 20, 7) {
-        let (a, _, _) = best_of(&easy.search_blocking(&g, Limits::default()));
+        let (a, _, _) = best_of(&easy.search_blocking(&g, GoLimits::default()));
         let (b, _, _) = best_of(&max.search_blocking(&g, depth(8)));
         if a != b {
             differ += 1;

@@ -7,6 +7,10 @@ pub(crate) struct DxpArgs {
     /// Address to listen on (loopback by default: DXP has no authentication).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:27531")]
     listen: String,
+    /// Serve an address other machines can reach: anyone who can connect
+    /// may play (without it, kingme dxp refuses to listen beyond loopback).
+    #[arg(long)]
+    no_auth: bool,
     /// Playing strength: easy, medium, hard or max.
     #[arg(long, default_value = "max")]
     level: String,
@@ -21,10 +25,12 @@ pub(crate) struct DxpArgs {
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
     /// Games played at once; more requests are refused.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = kingme::dxp::DEFAULT_MAX_GAMES)]
     max_games: usize,
+    #[command(flatten)]
+    limits: kingme::server::ServerLimitArgs,
     /// Close a connection after this many seconds without a message.
-    #[arg(long, default_value_t = 900)]
+    #[arg(long, default_value_t = kingme::dxp::DEFAULT_IDLE_TIMEOUT.as_secs())]
     idle_timeout: u64,
 }
 
@@ -43,8 +49,9 @@ pub(crate) fn run_dxp(a: &DxpArgs) -> Result<(), String> {
     let config = kingme::dxp::DxpConfig {
         options,
         movetime: a.movetime.map(Duration::from_millis),
-        max_games: a.max_games.max(1),
+        limits: a.limits.limits(a.max_games),
         idle_timeout: Duration::from_secs(a.idle_timeout),
+        no_auth: a.no_auth,
         ..Default::default()
     };
     config.validate().map_err(|e| e.to_string())?;
@@ -58,5 +65,5 @@ pub(crate) fn run_dxp(a: &DxpArgs) -> Result<(), String> {
         }
         eprintln!("kingme dxp listening on {local}");
     })
-    .map_err(|e| format!("{}: {e}", a.listen))
+    .map_err(|e| e.to_string())
 }

@@ -21,7 +21,8 @@ pub(crate) struct RescoreArgs {
     #[arg(long, value_name = "N")]
     positions: Option<usize>,
     /// Transposition table per thread, MiB.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, default_value_t = kingme::engine::DEFAULT_HASH_MIB as u64,
+          value_parser = clap::value_parser!(u64).range(1..=kingme::engine::MAX_HASH_MIB as u64))]
     hash: u64,
     #[command(flatten)]
     run: LabelArgs,
@@ -63,7 +64,7 @@ pub(crate) fn run_rescore(a: &RescoreArgs) -> Result<(), String> {
         egdb: a.run.tablebase()?,
         threads: a.run.threads(),
         eval: a.run.evaluator()?,
-        hash_mib: usize::try_from(a.hash).unwrap_or(16),
+        hash_mib: usize::try_from(a.hash).unwrap_or(kingme::engine::DEFAULT_HASH_MIB),
     };
     let mut out = open_output(&a.out, continued)?;
     let bar = a.run.progress_bar(

@@ -16,29 +16,26 @@ pub(crate) struct ServeArgs {
     /// Read the token from this file (its first line).
     #[arg(long, value_name = "FILE", conflicts_with = "token")]
     token_file: Option<std::path::PathBuf>,
-    /// TCP: connections served at once (one more gets an error line).
-    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_MAX_CONNECTIONS)]
-    max_connections: usize,
-    /// TCP: connections served at once from one client address.
-    #[arg(long, default_value_t = 32)]
-    max_per_address: usize,
-    /// TCP: searches running at once across all clients [default: cores - 1, at least 1].
+    /// TCP: serve an address other machines can reach with no token: anyone
+    /// who can connect may use the engine (without a token or this flag,
+    /// kingme refuses to listen beyond loopback).
     #[arg(long)]
-    max_searches: Option<usize>,
+    no_auth: bool,
+    /// TCP: connections served at once (one more gets an error line).
+    #[arg(long, default_value_t = kingme::server::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    #[command(flatten)]
+    limits: kingme::server::ServerLimitArgs,
     /// TCP: close a connection after this many seconds without input.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_IDLE_TIMEOUT.as_secs())]
     idle_timeout: u64,
     /// TCP: stop any one search (go infinite and analyze included) after this
     /// many seconds; 0 for no limit.
     #[arg(long, value_name = "SECONDS", default_value_t = kingme::server::tcp::DEFAULT_MAX_SEARCH_TIME.as_secs())]
     max_search_time: u64,
     /// TCP: largest Hash (MiB) a client may set.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = kingme::server::tcp::DEFAULT_MAX_HASH_MIB)]
     max_hash: usize,
-    /// TCP: the sum of all sessions' Hash, in MiB [default: 1024 or a quarter
-    /// of physical memory, whichever is less].
-    #[arg(long, value_name = "MIB")]
-    hash_budget: Option<usize>,
     #[command(flatten)]
     files: kingme::server::OperatorFiles,
     /// Longest accepted line in bytes.
@@ -74,43 +71,48 @@ pub(crate) fn run_server(a: &ServeArgs) -> Result<(), String> {
     let Some(addr) = &a.listen else {
         server::init_logging("warn");
         let config = kingme::protocol::SessionConfig {
-            token,
             defaults,
             ..Default::default()
         };
-        return server::stdio::run(config, a.max_line).map_err(|e| e.to_string());
+        // a local user: no caps, and authentication only when asked for
+        let policy: Box<dyn kingme::frontend::Policy> = match token {
+            None => Box::new(kingme::frontend::Local),
+            Some(t) => Box::new(
+                server::ServerPolicy {
+                    token: Some(t),
+                    ..Default::default()
+                }
+                .session(),
+            ),
+        };
+        return server::stdio::run(config, policy, a.max_line).map_err(|e| e.to_string());
     };
     server::init_logging("info");
     let mut config = server::ServerConfig {
-        max_connections: a.max_connections.max(1),
-        max_per_address: a.max_per_address.max(1),
+        limits: a.limits.limits(a.max_connections),
         idle_timeout: Duration::from_secs(a.idle_timeout),
         max_line: a.max_line,
         ..Default::default()
     };
-    if let Some(n) = a.max_searches {
-        config.max_searches = n;
-    }
-    if let Some(b) = a.hash_budget {
-        config.hash_budget_mib = b.max(1);
-    }
-    config.session.token = token;
+    config.token = token;
+    config.no_auth = a.no_auth;
 
-    config.session.max_hash_mib = a.max_hash.min(config.hash_budget_mib).max(1);
-    config.session.default_hash_mib = Some(16.min(config.session.max_hash_mib));
-    config.session.max_search_time =
+    config.session.max_hash_mib = a.max_hash.min(config.limits.hash_budget_mib).max(1);
+    config.session.default_hash_mib =
+        Some(server::tcp::DEFAULT_SESSION_HASH_MIB.min(config.session.max_hash_mib));
+    config.max_search_time =
         (a.max_search_time > 0).then(|| Duration::from_secs(a.max_search_time));
     a.files.apply_to(&mut config.session)?;
-    let open = config.session.token.is_none();
+    let open = config.token.is_none();
     server::run_tcp(addr, config, |local| {
         if !local.ip().is_loopback() && open {
             eprintln!(
                 "WARNING: kingme is listening on {local}, reachable from other machines, \
-                 WITHOUT a token: anyone who can connect can use this machine's CPU. \
-                 Use --token SECRET, or bind 127.0.0.1."
+                 WITHOUT a token (--no-auth): anyone who can connect can use this \
+                 machine's CPU. Use --token SECRET, or bind 127.0.0.1."
             );
         }
         eprintln!("kingme listening on {local}");
     })
-    .map_err(|e| format!("{addr}: {e}"))
+    .map_err(|e| e.to_string())
 }

@@ -45,7 +45,7 @@ impl Default for RescoreConfig {
             egdb: None,
             threads: 1,
             eval: Evaluator::default(),
-            hash_mib: 16,
+            hash_mib: crate::engine::DEFAULT_HASH_MIB,
         }
     }
 }

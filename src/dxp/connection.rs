@@ -7,13 +7,13 @@ use super::board::{color_of, find_move, move_message, parse_board};
 use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError};
 use super::DxpConfig;
 use crate::board::{join_or_none, Color, Game, Move, Outcome, Position, Variant};
-use crate::engine::{Engine, Event, Limits, SearchId, SearchSlot};
-use crate::protocol::Flow;
+use crate::engine::{Engine, Event, GoLimits, Phase, SearchId, SearchSlot, SlotToken};
+use crate::frontend::{Flow, Policy, SlotGrant};
 use crate::server::driver::{Driven, Notice};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 /// The DXP version this follower speaks (`R01...`).
 pub(super) const DXP_VERSION: u8 = 1;
@@ -62,6 +62,10 @@ pub(super) struct Connection {
     /// A game has been accepted on this connection (until then the
     /// handshake deadline applies).
     pub(super) accepted: bool,
+    /// What the server allows this connection: a search slot for each of
+    /// our searches, and its engine's share of the hash budget (held until
+    /// the connection is dropped).
+    pub(super) policy: Box<dyn Policy>,
 }
 
 impl Connection {
@@ -196,7 +200,7 @@ impl Connection {
             return;
         }
         g.turn_start = Instant::now();
-        let mut limits = Limits::default();
+        let mut limits = GoLimits::default();
         match &g.clock {
             Some(c) => {
                 let to_go = (c.moves > 0 && g.moves_made < u32::from(c.moves))
@@ -205,11 +209,27 @@ impl Connection {
             }
             None => limits.movetime = self.config.movetime,
         }
+        match self.policy.search_slot() {
+            SlotGrant::Now(slot) => self.launch(limits, slot),
+            SlotGrant::Busy => {
+                tracing::debug!(peer = %self.peer, "every search slot is busy; our search waits");
+                self.search.queue(limits, ());
+            }
+            SlotGrant::Closed => tracing::info!(peer = %self.peer, "shutting down: no search"),
+        }
+    }
+
+    /// Starts our search for a move in the current game, holding `slot`
+    /// until it ends.
+    fn launch(&mut self, limits: GoLimits, slot: Option<SlotToken>) {
+        let Some(g) = &self.game else {
+            return;
+        };
         let id = self.search.next_id();
         let answers = self.answers.clone();
         let handle = self.engine.go(
             &g.game,
-            limits.clone(),
+            limits,
             Box::new(move |ev| {
                 if let Event::BestMove { mv, .. } = ev {
                     // at most one answer per search, and the loop reads them
@@ -218,7 +238,7 @@ impl Connection {
                 }
             }),
         );
-        self.search.start(handle, (), None);
+        self.search.start(handle, (), slot);
     }
 
     fn their_move(&mut self, mv: &DxpMove) {
@@ -305,6 +325,21 @@ impl Driven for Connection {
 
     fn is_authed(&self) -> bool {
         self.accepted
+    }
+
+    fn queued_on(&self) -> Option<Arc<Semaphore>> {
+        match self.search.phase() {
+            Phase::Queued => self.policy.slot_queue(),
+            _ => None,
+        }
+    }
+
+    /// A search slot is free: our queued search starts.
+    fn slot_granted(&mut self, permit: OwnedSemaphorePermit, out: &mut Vec<DxpMessage>) {
+        if let Some((limits, ())) = self.search.take_queued() {
+            self.launch(limits, Some(Box::new(permit)));
+        }
+        out.append(&mut self.out);
     }
 
     /// The peer has closed: our search is called off.

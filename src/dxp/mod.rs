@@ -3,10 +3,13 @@
 //! The initiator (e.g. pydraughts' `DXPEngine`) connects and sends GAMEREQ;
 //! we answer GAMEACC, then MOVE messages alternate until a GAMEEND, which the
 //! other side echoes. One connection plays one game at a time, with its own
-//! engine; several connections play at once up to a limit (one more has its
-//! GAMEREQ refused with code 3 and is closed). The server is the same tokio
-//! listener as kingme's TCP server: a task per connection, searches on engine
-//! threads, graceful shutdown on SIGINT or SIGTERM, an idle timeout.
+//! engine; several connections play at once up to a limit, in all and from
+//! one address (one more has its GAMEREQ refused with code 3 and is closed).
+//! The server is the same tokio listener as kingme's TCP server with the
+//! same [`ServerLimits`](crate::server::ServerLimits): a task per
+//! connection, searches on engine threads up to the search-slot cap (more
+//! wait their turn), every game's table within the hash budget, graceful
+//! shutdown on SIGINT or SIGTERM, an idle timeout.
 //!
 //! English dialect (pydraughts'): squares 01-32 in moves; a set-up position is
 //! 32 characters where character `k` (1-based) is square `33 - k`, `w`/`W` a
@@ -37,7 +40,7 @@ pub use board::{
     color_of, dxp_color, find_move, format_board, move_message, parse_board, DxpGameError,
 };
 pub use message::{DxpColor, DxpMessage, DxpMove, GameReq, ParseDxpError, MAX_MESSAGE};
-pub use server::{run, serve, DxpConfig};
+pub use server::{run, serve, DxpConfig, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_GAMES};
 
 #[cfg(test)]
 mod tests;

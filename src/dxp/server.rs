@@ -1,19 +1,20 @@
-//! The DXP server: the shared [`listener`] (a task per connection, up to
-//! [`DxpConfig::max_games`]; one more has its game request refused), each
-//! connection's [`Connection`] run by the shared
+//! The DXP server: the shared [`listener`] (a task per connection, within
+//! the same [`ServerLimits`] as kingme's TCP server; one more has its game
+//! request refused), each connection's [`Connection`] run by the shared
 //! [`driver`](crate::server::driver) over NUL-framed messages; searches run
-//! on engine threads.
+//! on engine threads, as many at once as the limits' search slots, each
+//! connection's table within their hash budget.
 
 use super::codec::DxpCodec;
 use super::connection::Connection;
 use super::message::{DxpMessage, ParseDxpError};
 use crate::engine::{Engine, EngineError, EngineOption, SearchSlot};
+use crate::frontend::Policy;
 use crate::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use crate::server::listener::{self, Shutdown};
-use crate::server::shutdown_signal;
+use crate::server::{check_exposure, shutdown_signal, ListenError, ServerLimits, DXP_ALLOW};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
-use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,9 +32,11 @@ pub struct DxpConfig {
     pub options: Vec<EngineOption>,
     /// Time per move when GAMEREQ sets no clock (`None`: the level's default).
     pub movetime: Option<Duration>,
-    /// Games (connections) played at once; one more has its game request
-    /// refused (GAMEACC code 3) and is closed.
-    pub max_games: usize,
+    /// Games (connections) played at once (`max_connections`: one more has
+    /// its game request refused with GAMEACC code 3 and is closed), games
+    /// from one address, searches at once, and the hash budget every game's
+    /// table is reserved from.
+    pub limits: ServerLimits,
     /// Close a connection after this long without a message from the peer.
     pub idle_timeout: Duration,
     /// A connection that has not had a game accepted this long after
@@ -41,6 +44,9 @@ pub struct DxpConfig {
     pub handshake_timeout: Duration,
     /// Least time between two messages on one connection.
     pub message_gap: Duration,
+    /// Serve clients beyond loopback though DXP authenticates no one
+    /// (`--no-auth`); without it, [`run`] refuses such an address.
+    pub no_auth: bool,
 }
 
 impl Default for DxpConfig {
@@ -49,13 +55,23 @@ impl Default for DxpConfig {
             name: "kingme".into(),
             options: Vec::new(),
             movetime: None,
-            max_games: 4,
-            idle_timeout: Duration::from_secs(900),
+            limits: ServerLimits {
+                max_connections: DEFAULT_MAX_GAMES,
+                ..ServerLimits::default()
+            },
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             handshake_timeout: Duration::from_secs(30),
             message_gap: Duration::from_millis(30),
+            no_auth: false,
         }
     }
 }
+
+/// Default games at once (the limits' `max_connections`).
+pub const DEFAULT_MAX_GAMES: usize = 4;
+
+/// Default [`DxpConfig::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(900);
 
 impl DxpConfig {
     /// Checks the engine options by applying them to a fresh engine.
@@ -72,15 +88,11 @@ async fn handle(
     socket: TcpStream,
     peer: SocketAddr,
     config: Arc<DxpConfig>,
+    mut policy: Box<dyn Policy>,
     mut shutdown: Shutdown,
 ) {
     let _ = socket.set_nodelay(true);
-    let mut engine = Engine::new();
-    for o in &config.options {
-        if let Err(e) = engine.set(o.clone()) {
-            tracing::warn!(error = %e, "engine option ignored");
-        }
-    }
+    let engine = new_engine(&config.options, policy.as_mut());
     let (answers, answered) = mpsc::channel(16);
     let idle = config.idle_timeout.max(Duration::from_millis(1));
     let drive_config = DriveConfig {
@@ -106,12 +118,42 @@ async fn handle(
         out: Vec::new(),
         closing: false,
         accepted: false,
+        policy,
     };
     drive(transport, conn, answered, drive_config, async move {
         shutdown.recv().await;
     })
     .await;
     tracing::info!(%peer, "connection closed");
+}
+
+/// A connection's engine with `options`, its table within what `policy`
+/// lets it hold (the smallest table, outside the budget, when the budget is
+/// spent: the connection limit bounds those).
+pub(super) fn new_engine(options: &[EngineOption], policy: &mut dyn Policy) -> Engine {
+    let mut engine = Engine::new();
+    let mut hash = None;
+    for o in options {
+        if let EngineOption::Hash(mib) = o {
+            hash = Some(*mib);
+        } else if let Err(e) = engine.set(o.clone()) {
+            tracing::warn!(error = %e, "engine option ignored");
+        }
+    }
+    let wanted = hash.unwrap_or(engine.hash_mib());
+    let granted = match policy.hold_hash(Some(wanted)) {
+        Ok(_) => wanted,
+        Err(e) => {
+            tracing::warn!(error = %e, "the game's table is the smallest");
+            1
+        }
+    };
+    if hash.is_some() || granted != wanted {
+        if let Err(e) = engine.set(EngineOption::Hash(granted)) {
+            tracing::warn!(error = %e, "engine option ignored");
+        }
+    }
+    engine
 }
 
 /// A TCP connection framed in DXP messages, written one per write and at
@@ -164,38 +206,55 @@ async fn refuse(socket: TcpStream, name: String) {
     .await;
 }
 
-/// Accepts DXP connections on `listener` until `shutdown` completes, up to
-/// [`DxpConfig::max_games`] at once; then ends every connection's game (and
-/// search) and waits (up to 5 s) for them to close.
+/// Accepts DXP connections on `listener` until `shutdown` completes, within
+/// [`DxpConfig::limits`]; then ends every connection's game (and search)
+/// and waits (up to 5 s) for them to close.
 pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Future<Output = ()>) {
     let config = Arc::new(config);
-    let limits = listener::Limits {
-        max_connections: config.max_games.max(1),
-        max_per_address: config.max_games.max(1),
-        grace: Duration::from_secs(5),
-    };
+    let policy = config.limits.policy(None, None);
     let name = config.name.clone();
+    let server = policy.clone();
+    let shutdown = async move {
+        shutdown.await;
+        // queued searches are called off at once
+        server.close_slots();
+    };
     listener::serve(
         listener,
-        limits,
+        config.limits,
+        Duration::from_secs(5),
         shutdown,
-        |socket, peer, shutdown| handle(socket, peer, Arc::clone(&config), shutdown),
+        |socket, peer, shutdown| {
+            let session = Box::new(policy.session());
+            handle(socket, peer, Arc::clone(&config), session, shutdown)
+        },
         move |socket, _, _| refuse(socket, name.clone()),
     )
     .await;
 }
 
-/// `kingme dxp`: binds `addr`, tells `bound` the address (the CLI prints it,
-/// and warns when it is reachable from other machines), and serves until
-/// SIGINT or SIGTERM.
-pub fn run(addr: &str, config: DxpConfig, bound: impl FnOnce(SocketAddr)) -> io::Result<()> {
+/// `kingme dxp`: binds `addr` and, unless [`check_exposure`] refuses it
+/// (beyond loopback without [`DxpConfig::no_auth`]), tells `bound` the
+/// address (the CLI prints it, and warns when it is reachable from other
+/// machines) and serves until SIGINT or SIGTERM.
+pub fn run(
+    addr: &str,
+    config: DxpConfig,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), ListenError> {
+    let io = |source| ListenError::Io {
+        addr: addr.to_string(),
+        source,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kingme-dxp")
-        .build()?;
+        .build()
+        .map_err(io)?;
     rt.block_on(async move {
-        let listener = TcpListener::bind(addr).await?;
-        let local = listener.local_addr()?;
+        let listener = TcpListener::bind(addr).await.map_err(io)?;
+        let local = listener.local_addr().map_err(io)?;
+        check_exposure(local, false, config.no_auth, DXP_ALLOW)?;
         bound(local);
         serve(listener, config, shutdown_signal()).await;
         Ok(())

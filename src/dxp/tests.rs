@@ -4,7 +4,11 @@ use super::connection::{Connection, Input, Match};
 use super::*;
 use crate::board::{Color, Game, Move, Position, Variant};
 use crate::engine::fault::{self, Fault};
+use crate::engine::Phase;
 use crate::engine::{Engine, EngineOption, Level, SearchId, SearchSlot};
+use crate::frontend::{Local, Policy};
+use crate::server::driver::Driven;
+use crate::server::ServerLimits;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -113,9 +117,17 @@ impl Client {
 /// A server on a runtime of its own thread, serving until the test ends.
 fn server(max_games: usize) -> SocketAddr {
     server_with(DxpConfig {
-        max_games,
+        limits: games(max_games),
         ..Default::default()
     })
+}
+
+/// The default limits with `n` games at once.
+fn games(n: usize) -> ServerLimits {
+    ServerLimits {
+        max_connections: n,
+        ..ServerLimits::default()
+    }
 }
 
 /// A server as [`server`] with `config`'s limits.
@@ -203,7 +215,7 @@ fn plays_its_first_move_from_the_shipped_book() {
         options: vec![EngineOption::Hash(1)],
         movetime: Some(Duration::from_secs(30)),
         message_gap: Duration::from_millis(1),
-        max_games: 1,
+        limits: games(1),
         ..Default::default()
     });
     let mut c = Client::connect(addr);
@@ -251,10 +263,19 @@ fn refuses_other_boards_and_extra_games() {
 /// A connection in a game where we play Black from the start, whose next
 /// search fails as `fault` says, and where its searches answer.
 fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchId, Option<Move>)>) {
+    let conn = playing_connection(Box::new(Local));
+    fault::inject(fault);
+    conn
+}
+
+/// A connection in a game where we play Black from the start, allowed what
+/// `policy` allows, and where its searches answer.
+fn playing_connection(
+    policy: Box<dyn Policy>,
+) -> (Connection, tokio_mpsc::Receiver<(SearchId, Option<Move>)>) {
     let (answers, answered) = tokio_mpsc::channel(8);
     let mut engine = Engine::new();
     engine.set(EngineOption::Level(Level::Easy)).unwrap();
-    fault::inject(fault);
     let conn = Connection {
         config: Arc::new(DxpConfig::default()),
         engine,
@@ -272,6 +293,7 @@ fn faulty_connection(fault: Fault) -> (Connection, tokio_mpsc::Receiver<(SearchI
         out: Vec::new(),
         closing: false,
         accepted: true,
+        policy,
     };
     (conn, answered)
 }
@@ -403,7 +425,7 @@ fn accepted_soon(addr: SocketAddr) {
 #[test]
 fn a_silent_connection_is_closed_at_the_handshake_deadline() {
     let addr = server_with(DxpConfig {
-        max_games: 1,
+        limits: games(1),
         handshake_timeout: Duration::from_millis(300),
         ..Default::default()
     });
@@ -413,4 +435,103 @@ fn a_silent_connection_is_closed_at_the_handshake_deadline() {
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     // its game slot is free again
     accepted_soon(addr);
+}
+
+#[test]
+fn a_second_game_from_one_address_over_its_cap_is_refused() {
+    let addr = server_with(DxpConfig {
+        limits: ServerLimits {
+            max_connections: 4,
+            max_per_address: 1,
+            ..ServerLimits::default()
+        },
+        ..Default::default()
+    });
+    let mut a = Client::connect(addr);
+    a.send(&REQ_BLACK.replacen('Z', "W", 1));
+    assert_eq!(a.recv(), format!("A{:<32}0", "kingme"));
+    let mut b = Client::connect(addr);
+    b.send(REQ_BLACK);
+    assert_eq!(
+        b.recv(),
+        format!("A{:<32}3", "kingme"),
+        "one game per address"
+    );
+    drop(a);
+    // the address's place frees once its game has closed
+    accepted_soon(addr);
+}
+
+#[test]
+fn each_games_table_is_reserved_from_the_hash_budget() {
+    let server = ServerLimits {
+        hash_budget_mib: 20,
+        ..ServerLimits::default()
+    }
+    .policy(None, None);
+    let options = [EngineOption::Level(Level::Easy), EngineOption::Hash(16)];
+    let mut a = server.session();
+    assert_eq!(super::server::new_engine(&options, &mut a).hash_mib(), 16);
+    let mut b = server.session();
+    assert_eq!(
+        super::server::new_engine(&options, &mut b).hash_mib(),
+        1,
+        "over the budget: the smallest table"
+    );
+    drop(a);
+    let mut c = server.session();
+    assert_eq!(
+        super::server::new_engine(&options, &mut c).hash_mib(),
+        16,
+        "a closed game's share is free again"
+    );
+}
+
+#[test]
+fn with_one_search_slot_a_second_games_search_waits_for_the_first() {
+    let server = ServerLimits {
+        max_searches: 1,
+        ..ServerLimits::default()
+    }
+    .policy(None, None);
+    let (mut a, mut a_answers) = playing_connection(Box::new(server.session()));
+    let (mut b, mut b_answers) = playing_connection(Box::new(server.session()));
+    a.next_turn();
+    b.next_turn();
+    assert_eq!(a.search.phase(), Phase::Searching);
+    assert_eq!(b.search.phase(), Phase::Queued, "no slot is free for b");
+    let slots = b.queued_on().expect("b waits on the server's slots");
+    assert!(Arc::clone(&slots).try_acquire_owned().is_err());
+    let (id, mv) = recv_timeout(&mut a_answers, Duration::from_secs(20)).unwrap();
+    a.handle(Input::Search { id, mv });
+    assert!(a.out.iter().any(|m| matches!(m, DxpMessage::Move(_))));
+    let permit = slots
+        .try_acquire_owned()
+        .expect("a's answered search freed its slot");
+    let mut out = Vec::new();
+    b.slot_granted(permit, &mut out);
+    assert_eq!(b.search.phase(), Phase::Searching);
+    let (id, mv) = recv_timeout(&mut b_answers, Duration::from_secs(20)).unwrap();
+    b.handle(Input::Search { id, mv });
+    assert!(b.out.iter().any(|m| matches!(m, DxpMessage::Move(_))));
+}
+
+#[test]
+fn two_games_share_one_search_slot_over_tcp() {
+    let addr = server_with(DxpConfig {
+        limits: ServerLimits {
+            max_connections: 2,
+            max_searches: 1,
+            ..ServerLimits::default()
+        },
+        ..Default::default()
+    });
+    let mut a = Client::connect(addr);
+    let mut b = Client::connect(addr);
+    a.send(REQ_BLACK);
+    b.send(REQ_BLACK);
+    for c in [&mut a, &mut b] {
+        assert_eq!(c.recv(), format!("A{:<32}0", "kingme"));
+        assert!(c.recv().starts_with('M'), "each game gets our first move");
+    }
 }

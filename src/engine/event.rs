@@ -106,7 +106,7 @@ pub(super) type OnEvent = Box<dyn FnMut(Event) + Send>;
 pub enum Event {
     /// A completed iteration, and a final summary before `BestMove`.
     Info(Info),
-    /// One node of the search tree (only with `Limits::trace`).
+    /// One node of the search tree (only with `GoLimits::trace`).
     Trace(TraceNode),
     /// The answer: exactly one per search. `mv` is `None` only without a legal move.
     BestMove {

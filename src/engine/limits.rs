@@ -7,12 +7,14 @@ use crate::search::{self, SearchLimits};
 use std::fmt;
 use std::time::Duration;
 
-/// The limits of one search, as `go` gives them: its moves as the protocol
-/// sends them (`Limits<String>`, the parsed command) or checked against the
-/// position (`Limits<Move>`, what the engine searches with). The one list of
+/// The limits one `go` asks for (the client's request; the engine turns
+/// them, with the level and the options, into the search's own
+/// [`SearchLimits`]): its moves as the protocol sends them
+/// (`GoLimits<String>`, the parsed command) or checked against the position
+/// (`GoLimits<Move>`, what the engine searches with). The one list of
 /// `go`'s limits: the parser, the command's text and the engine use it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Limits<M = Move> {
+pub struct GoLimits<M = Move> {
     /// `depth N`: iterations up to N plies.
     pub depth: Option<u32>,
     /// `nodes N`: stop after about N nodes.
@@ -42,9 +44,9 @@ pub struct Limits<M = Move> {
     pub searchmoves: Vec<M>,
 }
 
-impl<M> Default for Limits<M> {
+impl<M> Default for GoLimits<M> {
     fn default() -> Self {
-        Limits {
+        GoLimits {
             depth: None,
             nodes: None,
             movetime: None,
@@ -79,7 +81,7 @@ pub const GO_KEYS: [&str; 12] = [
     "searchmoves",
 ];
 
-impl<M: fmt::Display> fmt::Display for Limits<M> {
+impl<M: fmt::Display> fmt::Display for GoLimits<M> {
     /// `go`'s arguments in canonical order (times in milliseconds), each
     /// preceded by a space.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -116,16 +118,16 @@ impl<M: fmt::Display> fmt::Display for Limits<M> {
     }
 }
 
-impl<M> Limits<M> {
+impl<M> GoLimits<M> {
     /// The same limits with each of `searchmoves` turned by `f`; the first
     /// error stops.
-    pub fn try_map_moves<N, E>(self, f: impl FnMut(M) -> Result<N, E>) -> Result<Limits<N>, E> {
+    pub fn try_map_moves<N, E>(self, f: impl FnMut(M) -> Result<N, E>) -> Result<GoLimits<N>, E> {
         let searchmoves = self
             .searchmoves
             .into_iter()
             .map(f)
             .collect::<Result<_, _>>()?;
-        Ok(Limits {
+        Ok(GoLimits {
             depth: self.depth,
             nodes: self.nodes,
             movetime: self.movetime,
@@ -179,7 +181,7 @@ impl EngineOptions {
     }
 
     /// Turns protocol limits into search limits for the side to move.
-    pub(super) fn search_limits(&self, limits: &Limits, pos: &Position) -> SearchLimits {
+    pub(super) fn search_limits(&self, limits: &GoLimits, pos: &Position) -> SearchLimits {
         let mut sl = SearchLimits {
             depth: limits.depth,
             nodes: limits.nodes,
@@ -256,22 +258,22 @@ mod tests {
         let opts = EngineOptions::default();
         let start = Position::startpos(Variant::English); // Black to move
         let ms = Duration::from_millis;
-        let other = Limits {
+        let other = GoLimits {
             wtime: Some(ms(1000)),
-            ..Limits::default()
+            ..GoLimits::default()
         };
         let sl = opts.search_limits(&other, &start);
         assert_eq!(sl.hard_time, Some(opts.level.default_movetime()));
-        let own = Limits {
+        let own = GoLimits {
             btime: Some(ms(1000)),
-            ..Limits::default()
+            ..GoLimits::default()
         };
         let sl = opts.search_limits(&own, &start);
         assert!(sl.hard_time.is_some_and(|t| t < ms(1000)), "{sl:?}");
-        let depth = Limits {
+        let depth = GoLimits {
             depth: Some(3),
             wtime: Some(ms(1000)),
-            ..Limits::default()
+            ..GoLimits::default()
         };
         assert_eq!(opts.search_limits(&depth, &start).hard_time, None);
     }

@@ -42,7 +42,7 @@ pub use event::{Event, Info};
 pub use handle::SearchHandle;
 use job::SearchJob;
 pub use level::{levels_help, levels_table, Level, ParseLevelError};
-pub use limits::{Limits, GO_KEYS};
+pub use limits::{GoLimits, GO_KEYS};
 use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
 pub use option_table::{EngineOption, EngineOptions};
@@ -306,7 +306,7 @@ impl Engine {
     pub fn go(
         &mut self,
         game: &Game,
-        limits: Limits,
+        limits: GoLimits,
         on_event: Box<dyn FnMut(Event) + Send>,
     ) -> SearchHandle {
         let pos = *game.position();
@@ -369,7 +369,7 @@ impl Engine {
 
     /// The search limits of a `go` of `pos` (the level's, the databases'),
     /// and whether the search should first wait for the mini table's build.
-    fn limits_for(&mut self, limits: &Limits, pos: &Position) -> (search::SearchLimits, bool) {
+    fn limits_for(&mut self, limits: &GoLimits, pos: &Position) -> (search::SearchLimits, bool) {
         let mut sl = self.options.search_limits(limits, pos);
         let wait_for_table = sl.mini_table.is_none()
             && self.options.plays_from_mini_table(pos)
@@ -440,7 +440,7 @@ impl Engine {
     }
 
     /// Searches synchronously and returns the events (convenience for tools and tests).
-    pub fn search_blocking(&mut self, game: &Game, limits: Limits) -> Vec<Event> {
+    pub fn search_blocking(&mut self, game: &Game, limits: GoLimits) -> Vec<Event> {
         let (tx, rx) = std::sync::mpsc::channel();
         let h = self.go(
             game,
@@ -503,7 +503,7 @@ mod tests {
         let game = Game::new(crate::board::Variant::English);
         e.search_blocking(
             &game,
-            Limits {
+            GoLimits {
                 depth: Some(2),
                 ..Default::default()
             },

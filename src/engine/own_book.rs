@@ -1,7 +1,7 @@
 //! The engine's opening book: which one it plays from (the shipped book, a
 //! file, or none), and which `go` it answers from the book.
 
-use super::{Engine, EngineError, Level, Limits};
+use super::{Engine, EngineError, GoLimits, Level};
 use crate::board::{Position, Variant};
 use crate::book::{self, Book, BookMove};
 use std::path::Path;
@@ -75,7 +75,7 @@ impl Engine {
     /// for a game move at level max in English (no fixed depth or nodes,
     /// no analysis, ponder, trace, MultiPV or searchmoves), and only when
     /// the position is in the book.
-    pub(super) fn book_answer(&mut self, pos: &Position, limits: &Limits) -> Option<BookMove> {
+    pub(super) fn book_answer(&mut self, pos: &Position, limits: &GoLimits) -> Option<BookMove> {
         let plays = pos.variant() == Variant::English
             && self.options.level == Level::Max
             && limits.depth.is_none()

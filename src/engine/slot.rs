@@ -2,7 +2,7 @@
 //! search permit, searching, or answered, and what the front end needs when
 //! the answer comes.
 
-use super::{Limits, SearchHandle};
+use super::{GoLimits, SearchHandle};
 
 /// Which search an answer belongs to: each search started in a slot gets the
 /// next one, so an answer from a search the front end called off is ignored.
@@ -35,7 +35,7 @@ pub enum Stopped<T> {
 enum State<T> {
     Idle,
     Queued {
-        limits: Limits,
+        limits: GoLimits,
         context: T,
     },
     Searching {
@@ -135,13 +135,13 @@ impl<T> SearchSlot<T> {
 
     /// Queues a search until a permit is granted ([`SearchSlot::take_queued`]).
     /// A search already queued or running is called off.
-    pub fn queue(&mut self, limits: Limits, context: T) {
+    pub fn queue(&mut self, limits: GoLimits, context: T) {
         self.state = State::Queued { limits, context };
     }
 
     /// The queued search's limits and context, to start it now; the slot is
     /// idle until [`SearchSlot::start`].
-    pub fn take_queued(&mut self) -> Option<(Limits, T)> {
+    pub fn take_queued(&mut self) -> Option<(GoLimits, T)> {
         match std::mem::replace(&mut self.state, State::Idle) {
             State::Queued { limits, context } => Some((limits, context)),
             other => {
@@ -248,9 +248,9 @@ mod tests {
         context: &'static str,
     ) -> (SearchId, mpsc::Receiver<Event>) {
         let (tx, rx) = mpsc::channel();
-        let limits = Limits {
+        let limits = GoLimits {
             infinite: true,
-            ..Limits::default()
+            ..GoLimits::default()
         };
         let handle = engine.go(
             &Game::new(Variant::Mini),
@@ -302,9 +302,9 @@ mod tests {
     #[test]
     fn a_queued_search_is_started_or_answered_by_the_caller() {
         let mut slot: SearchSlot<u8> = SearchSlot::new();
-        let limits = Limits {
+        let limits = GoLimits {
             ponder: true,
-            ..Limits::default()
+            ..GoLimits::default()
         };
         slot.queue(limits, 7);
         assert_eq!(slot.phase(), Phase::Queued);
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(context, 7);
         assert_eq!(slot.phase(), Phase::Idle);
         assert_eq!(slot.take_queued(), None);
-        slot.queue(Limits::default(), 8);
+        slot.queue(GoLimits::default(), 8);
         assert_eq!(slot.stop(), Stopped::Unstarted(8));
         assert_eq!(slot.phase(), Phase::Idle);
         assert_eq!(slot.cancel().map(|_| ()), None);

@@ -41,7 +41,6 @@ mod runner;
 mod session;
 pub mod wire;
 
-pub use crate::protocol::Flow;
 pub use runner::{run, serve};
 pub use session::{format_score, HubSession};
 

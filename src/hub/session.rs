@@ -2,11 +2,10 @@
 //! input lines and search events into output lines.
 
 use super::wire::{self, format_move, parse_line, parse_move, parse_position, quote, HubLine};
-use super::Flow;
 use crate::board::{Game, Position, Variant};
 use crate::engine::option_table::{self, OptionType, OptionValue, OptionValues, Registry};
-use crate::engine::{Engine, Event, Info, Limits, Score, SearchSlot};
-use crate::protocol::events::{self, EventSender, Events};
+use crate::engine::{Engine, Event, GoLimits, Info, Score, SearchSlot};
+use crate::frontend::{events, EventSender, Events, Flow};
 use crate::server::driver::{Driven, Notice};
 use crate::server::Line;
 use std::time::Duration;
@@ -18,7 +17,7 @@ pub struct HubSession {
     pub(super) variant: Variant,
     /// The game from the last `pos`, or why that `pos` was rejected.
     pub(super) game: Result<Game, String>,
-    pub(super) level: Limits,
+    pub(super) level: GoLimits,
     /// The search, and the position its `done` and `info` moves are read in.
     pub(super) search: SearchSlot<Position>,
     /// `quit` was read: the stopped search's `done` is not written.
@@ -62,7 +61,7 @@ impl HubSession {
             engine: Engine::new(),
             variant: Variant::English,
             game: Ok(Game::new(Variant::English)),
-            level: Limits::default(),
+            level: GoLimits::default(),
             search: SearchSlot::new(),
             quit: false,
             events: tx,
@@ -193,7 +192,7 @@ impl HubSession {
     }
 
     fn set_level(&mut self, line: &HubLine, out: &mut Vec<String>) {
-        let mut l = Limits::default();
+        let mut l = GoLimits::default();
         // `time` may be a little negative: pydraughts sends the clock minus the increment
         let mut clock: Option<(f64, Duration)> = None;
         for (name, value) in &line.args {

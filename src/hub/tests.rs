@@ -5,7 +5,7 @@ use super::*;
 use crate::board::{Game, Position, Variant};
 use crate::engine::fault::Fault;
 use crate::engine::Score;
-use crate::protocol::Events;
+use crate::frontend::Events;
 use crate::server::MAX_LINE;
 use std::time::Duration;
 

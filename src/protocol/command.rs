@@ -81,9 +81,9 @@ pub enum StartPos {
     Fen(String),
 }
 
-/// The arguments of `go`: the engine's [`Limits`](crate::engine::Limits)
+/// The arguments of `go`: the engine's [`GoLimits`](crate::engine::GoLimits)
 /// with the `searchmoves` as sent (checked against the rules by the session).
-pub type GoParams = crate::engine::Limits<String>;
+pub type GoParams = crate::engine::GoLimits<String>;
 
 /// Largest `analyze N` (the MultiPV option's range).
 pub const MAX_ANALYZE_LINES: u32 = 64;

@@ -6,15 +6,12 @@
 //! - [`options`]: the engine's option table (its home is
 //!   [`crate::engine::option_table`]), re-exported for the protocol's users.
 //! - [`Session`]: one client's game, options and search as a state machine that
-//!   turns lines and engine events into responses. The stdio and TCP transports
-//!   in [`crate::server`] both drive it.
-//! - [`events`]: the queue a session's searches report on, which never drops
-//!   a search's answer.
-//! - [`HashBudget`]: the server-wide cap on the sessions' tables.
+//!   turns lines and engine events into responses, asking its server's
+//!   [`Policy`](crate::frontend::Policy) what it may do. The stdio and TCP
+//!   transports in [`crate::server`] both drive it.
+//! - [`Token`]: the secret `auth` sends.
 
-mod budget;
 mod command;
-pub mod events;
 mod parse;
 mod response;
 mod response_parse;
@@ -22,12 +19,12 @@ mod session;
 mod token;
 
 pub use crate::engine::option_table as options;
-pub use budget::{HashBudget, OverBudget, Reservation};
+/// The events a [`Session`]'s searches send, as [`Session::new`] returns them.
+pub use crate::frontend::Events;
 pub use command::{
     Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
     MAX_PERFT_DEPTH,
 };
-pub use events::{EventSender, Events, EVENT_QUEUE};
 pub use options::{
     parse_bool, parse_option, set_option, OptionDecl, OptionError, OptionKind, OptionValue,
     Registry, REGISTRY,
@@ -35,5 +32,5 @@ pub use options::{
 pub use parse::shorten;
 pub use response::{help_text, help_text_for, Refusal, Response, PROTOCOL_VERSION};
 pub use response_parse::ParseResponseError;
-pub use session::{Flow, Session, SessionConfig, AUTH_REQUEST};
+pub use session::{Session, SessionConfig, AUTH_REQUEST};
 pub use token::{Token, TokenError, MAX_TOKEN, TOKEN_ENV};

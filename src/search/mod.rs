@@ -72,7 +72,9 @@ pub trait SearchReport {
     fn trace(&mut self, node: TraceNode);
 }
 
-/// What a search is allowed.
+/// What one search runs with: its depth, node and time budgets (the
+/// engine's reading of a `go`'s [`GoLimits`](crate::engine::GoLimits) at
+/// the level), and the evaluation, threads and databases it uses.
 #[derive(Clone, Debug, Default)]
 pub struct SearchLimits {
     /// Maximum nominal depth.

@@ -6,7 +6,8 @@
 //! ([`Driven`]) only turns input and events into output.
 
 use super::codec::Line;
-use crate::protocol::{Flow, Response, Session};
+use crate::frontend::Flow;
+use crate::protocol::{Response, Session};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;

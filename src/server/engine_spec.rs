@@ -1,26 +1,96 @@
-//! Where a client finds a kingme engine: in its own process, a kingme TCP
-//! server, or a program spoken to over stdin/stdout. The one spelling every
-//! client takes on its command line (`inprocess`, `tcp:HOST:PORT`,
-//! `cmd:"PROGRAM ARGS"`); each client says which of them it can use.
+//! How the clients name a kingme engine on their command lines: in the
+//! client's own process (`inprocess`), a kingme TCP server
+//! (`tcp:HOST:PORT`), or a program spoken to over stdin/stdout
+//! (`cmd:"PROGRAM ARGS"`). One spelling for every client; each client has a
+//! spec type of its own holding only the kinds it can use (the referee's
+//! programs and servers, the web board's own process and servers), read
+//! through [`EngineSpelling::parse`] and [`Accepted::refuse`], so that a kind
+//! it cannot use is a parse error naming what it takes.
 
-use crate::protocol::Token;
 use std::fmt;
-use std::str::FromStr;
 
-/// Where an engine lives.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EngineSpec {
-    /// A kingme session inside the client's own process (`inprocess`).
+/// A kind of engine a client may be pointed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// A kingme session in the client's own process.
     InProcess,
-    /// A running kingme-protocol server (`tcp:HOST:PORT`).
+    /// A kingme TCP server.
+    Tcp,
+    /// A program spoken to over stdin/stdout.
+    Cmd,
+}
+
+impl EngineKind {
+    /// What the kind is, in words.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            EngineKind::InProcess => "an engine in its own process",
+            EngineKind::Tcp => "a kingme server",
+            EngineKind::Cmd => "a program",
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    /// The kind's spelling, as a usage line shows it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EngineKind::InProcess => "inprocess",
+            EngineKind::Tcp => "tcp:HOST:PORT",
+            EngineKind::Cmd => "cmd:\"PROGRAM ARGS\"",
+        })
+    }
+}
+
+/// The kinds one client takes, and its name, for its errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    /// The client (`kingme-referee`, `kingme-web`).
+    pub tool: &'static str,
+    /// What it takes.
+    pub kinds: &'static [EngineKind],
+}
+
+impl Accepted {
+    /// The error for `spec`, of a `kind` this client does not take.
+    #[must_use]
+    pub fn refuse(self, spec: &str, kind: EngineKind) -> ParseEngineSpecError {
+        ParseEngineSpecError::Refused {
+            spec: spec.to_string(),
+            kind,
+            accepted: self,
+        }
+    }
+}
+
+impl fmt::Display for Accepted {
+    /// `TOOL takes A, B or C`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} takes ", self.tool)?;
+        for (i, k) in self.kinds.iter().enumerate() {
+            match i {
+                0 => {}
+                _ if i + 1 == self.kinds.len() => f.write_str(" or ")?,
+                _ => f.write_str(", ")?,
+            }
+            write!(f, "{k}")?;
+        }
+        Ok(())
+    }
+}
+
+/// An engine spec as written, before a client takes it as one of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineSpelling {
+    /// `inprocess` (or `in-process`, `local`).
+    InProcess,
+    /// `tcp:HOST:PORT`.
     Tcp {
         /// `HOST:PORT`.
         addr: String,
-        /// Sent as `auth TOKEN` first, for a server started with `--token`.
-        token: Option<Token>,
     },
-    /// A program started for each connection, spoken to over stdin/stdout
-    /// (`cmd:"PROGRAM ARGS"`).
+    /// `cmd:"PROGRAM ARGS"`.
     Cmd {
         /// The program.
         program: String,
@@ -29,64 +99,83 @@ pub enum EngineSpec {
     },
 }
 
-/// Why an engine spec can't be read.
+/// Why an engine spec can't be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad engine '{0}': expected inprocess, tcp:HOST:PORT or cmd:\"PROGRAM ARGS\"")]
-pub struct ParseEngineSpecError(pub String);
+pub enum ParseEngineSpecError {
+    /// It is no engine spec at all.
+    #[error("bad engine '{spec}': {accepted}")]
+    Malformed {
+        /// What was given.
+        spec: String,
+        /// What the client takes.
+        accepted: Accepted,
+    },
+    /// It names a kind of engine this client does not take.
+    #[error("engine '{spec}' is {}: {accepted}", kind.what())]
+    Refused {
+        /// What was given.
+        spec: String,
+        /// Its kind.
+        kind: EngineKind,
+        /// What the client takes.
+        accepted: Accepted,
+    },
+}
 
-impl FromStr for EngineSpec {
-    type Err = ParseEngineSpecError;
-    fn from_str(s: &str) -> Result<EngineSpec, ParseEngineSpecError> {
-        let bad = || ParseEngineSpecError(s.to_string());
+impl EngineSpelling {
+    /// Reads `s` for a client that takes `accepted` (whose name a malformed
+    /// spec's error gives; the client refuses the other kinds itself, with
+    /// [`Accepted::refuse`]).
+    pub fn parse(s: &str, accepted: Accepted) -> Result<EngineSpelling, ParseEngineSpecError> {
+        let bad = || ParseEngineSpecError::Malformed {
+            spec: s.to_string(),
+            accepted,
+        };
         if matches!(s, "inprocess" | "in-process" | "local") {
-            return Ok(EngineSpec::InProcess);
+            return Ok(EngineSpelling::InProcess);
         }
         if let Some(addr) = s.strip_prefix("tcp:") {
             if !super::is_host_port(addr) {
                 return Err(bad());
             }
-            return Ok(EngineSpec::Tcp {
+            return Ok(EngineSpelling::Tcp {
                 addr: addr.to_string(),
-                token: None,
             });
         }
         if let Some(cmd) = s.strip_prefix("cmd:") {
             let words = split_words(cmd).ok_or_else(bad)?;
             let (program, args) = words.split_first().ok_or_else(bad)?;
-            return Ok(EngineSpec::Cmd {
+            return Ok(EngineSpelling::Cmd {
                 program: program.clone(),
                 args: args.to_vec(),
             });
         }
         Err(bad())
     }
+
+    /// Its kind.
+    #[must_use]
+    pub fn kind(&self) -> EngineKind {
+        match self {
+            EngineSpelling::InProcess => EngineKind::InProcess,
+            EngineSpelling::Tcp { .. } => EngineKind::Tcp,
+            EngineSpelling::Cmd { .. } => EngineKind::Cmd,
+        }
+    }
 }
 
-impl fmt::Display for EngineSpec {
+impl fmt::Display for EngineSpelling {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EngineSpec::InProcess => f.write_str("inprocess"),
-            // the token is a secret: never printed
-            EngineSpec::Tcp { addr, .. } => write!(f, "tcp:{addr}"),
-            EngineSpec::Cmd { program, args } => {
+            EngineSpelling::InProcess => f.write_str("inprocess"),
+            EngineSpelling::Tcp { addr } => write!(f, "tcp:{addr}"),
+            EngineSpelling::Cmd { program, args } => {
                 write!(f, "cmd:{program}")?;
                 for a in args {
                     write!(f, " {a}")?;
                 }
                 Ok(())
             }
-        }
-    }
-}
-
-impl EngineSpec {
-    /// The same spec with `token` to send on connecting (TCP only; an engine
-    /// in this process or spoken to over stdio needs none).
-    #[must_use]
-    pub fn with_token(self, token: Option<Token>) -> EngineSpec {
-        match self {
-            EngineSpec::Tcp { addr, .. } => EngineSpec::Tcp { addr, token },
-            other => other,
         }
     }
 }
@@ -139,26 +228,36 @@ pub fn split_words(s: &str) -> Option<Vec<String>> {
 mod tests {
     use super::*;
 
+    const ALL: Accepted = Accepted {
+        tool: "test",
+        kinds: &[EngineKind::InProcess, EngineKind::Tcp, EngineKind::Cmd],
+    };
+
     #[test]
     fn specs_parse() {
         assert_eq!(
-            "tcp:127.0.0.1:7777".parse(),
-            Ok(EngineSpec::Tcp {
+            EngineSpelling::parse("tcp:127.0.0.1:7777", ALL),
+            Ok(EngineSpelling::Tcp {
                 addr: "127.0.0.1:7777".into(),
-                token: None
             })
         );
         assert_eq!(
-            "cmd:\"/bin/kingme\" --max-line 100".parse(),
-            Ok(EngineSpec::Cmd {
+            EngineSpelling::parse("cmd:\"/bin/kingme\" --max-line 100", ALL),
+            Ok(EngineSpelling::Cmd {
                 program: "/bin/kingme".into(),
                 args: vec!["--max-line".into(), "100".into()]
             })
         );
-        assert!("tcp:nohost".parse::<EngineSpec>().is_err());
-        assert!("cmd:".parse::<EngineSpec>().is_err());
-        assert!("cmd:'open".parse::<EngineSpec>().is_err());
-        assert!("kingme".parse::<EngineSpec>().is_err());
+        for bad in ["tcp:nohost", "cmd:", "cmd:'open", "kingme"] {
+            assert_eq!(
+                EngineSpelling::parse(bad, ALL),
+                Err(ParseEngineSpecError::Malformed {
+                    spec: bad.into(),
+                    accepted: ALL
+                }),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -178,13 +277,25 @@ mod tests {
     #[test]
     fn inprocess_parses_and_is_written_back() {
         for s in ["inprocess", "in-process", "local"] {
-            assert_eq!(s.parse(), Ok(EngineSpec::InProcess));
+            assert_eq!(EngineSpelling::parse(s, ALL), Ok(EngineSpelling::InProcess));
         }
-        assert_eq!(EngineSpec::InProcess.to_string(), "inprocess");
-        let tcp = EngineSpec::Tcp {
-            addr: "h:1".into(),
-            token: Some("s3cret-token".parse().unwrap()),
+        assert_eq!(EngineSpelling::InProcess.to_string(), "inprocess");
+        assert_eq!(EngineSpelling::InProcess.kind(), EngineKind::InProcess);
+    }
+
+    #[test]
+    fn errors_name_what_the_tool_takes() {
+        let board = Accepted {
+            tool: "kingme-web",
+            kinds: &[EngineKind::InProcess, EngineKind::Tcp],
         };
-        assert_eq!(tcp.to_string(), "tcp:h:1", "the token is never shown");
+        assert_eq!(
+            board.refuse("cmd:kingme", EngineKind::Cmd).to_string(),
+            "engine 'cmd:kingme' is a program: kingme-web takes inprocess or tcp:HOST:PORT"
+        );
+        assert_eq!(
+            EngineSpelling::parse("udp:x", ALL).unwrap_err().to_string(),
+            "bad engine 'udp:x': test takes inprocess, tcp:HOST:PORT or cmd:\"PROGRAM ARGS\""
+        );
     }
 }

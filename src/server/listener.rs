@@ -3,6 +3,7 @@
 //! (one more is handed to a refusal task), a broadcast tells every handler to
 //! shut down, and an mpsc whose closing says every handler is done.
 
+use super::limits::ServerLimits;
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -22,17 +23,6 @@ impl Shutdown {
         // the sender is dropped, never used to send: every outcome means shutdown
         let _ = self.0.recv().await;
     }
-}
-
-/// How the accept loop treats a connection.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Connections served at once.
-    pub max_connections: usize,
-    /// Connections served at once from one client address (IP).
-    pub max_per_address: usize,
-    /// How long handlers get to close after shutdown.
-    pub grace: Duration,
 }
 
 /// Why a connection is refused.
@@ -90,15 +80,17 @@ impl Drop for AddressSlot {
 }
 
 /// Accepts connections on `listener` until `shutdown` completes. Each one is
-/// served by `handle` on its own task while fewer than `max_connections` are
-/// (and fewer than `max_per_address` from its address); one more goes to
-/// `refuse` with the reason (which should answer briefly and close). Then
-/// tells every handler and waits (up to `grace`) for them to end. A failed
+/// served by `handle` on its own task while fewer than the limits'
+/// `max_connections` are (and fewer than `max_per_address` from its
+/// address); one more goes to `refuse` with the reason (which should answer
+/// briefly and close). Then tells every handler and waits (up to `grace`)
+/// for them to end. A failed
 /// accept (out of descriptors, say) is logged and retried; errors of one
 /// connection never reach this loop.
 pub async fn serve<H, HF, R, RF>(
     listener: TcpListener,
-    limits: Limits,
+    limits: ServerLimits,
+    grace: Duration,
     shutdown: impl Future<Output = ()>,
     handle: H,
     refuse: R,
@@ -161,7 +153,7 @@ pub async fn serve<H, HF, R, RF>(
     drop(notify_shutdown);
     drop(done_tx);
     drop(listener);
-    if timeout(limits.grace, done_rx.recv()).await.is_err() {
-        tracing::warn!(grace = ?limits.grace, "some connections did not close in time");
+    if timeout(grace, done_rx.recv()).await.is_err() {
+        tracing::warn!(?grace, "some connections did not close in time");
     }
 }

@@ -1,29 +1,50 @@
 //! Transports for the protocol: stdio (the default `kingme` mode) and TCP
 //! (`kingme --listen ADDR`). Both drive the same [`crate::protocol::Session`]
-//! with the same loop.
+//! with the same loop. And the policy of a network server.
 //!
 //! - [`driver`]: the loop driving a session over any [`driver::Transport`].
+//! - [`ServerPolicy`]: a server's token, search slots, longest search and
+//!   [`HashBudget`]; each session gets its [`SessionPolicy`], the
+//!   [`Policy`](crate::frontend::Policy) the session asks.
 //! - [`listener`]: the accept loop of every TCP server (a connection cap,
 //!   graceful shutdown), kingme's and DXP's.
+//! - [`ServerLimits`]: what every TCP server allows its clients together
+//!   (connections in all and per address, searches at once, the hash
+//!   budget), with the one statement of their defaults.
+//! - [`check_exposure`]: safe by default: a server other machines can
+//!   reach, with nothing to authenticate its clients, does not start
+//!   without `--no-auth` ([`ListenError`]).
 //! - [`stdio`], [`tcp`]: the two transports.
 //! - [`OperatorFiles`]: the operator's file flags of every server front end
 //!   (`--allow-files`, `--egdb`, `--eval-file`).
-//! - [`EngineSpec`]: where a client finds an engine (`inprocess`, `tcp:`,
-//!   `cmd:`), one spelling for the referee and the web board.
+//! - [`EngineSpelling`]: where a client finds an engine (`inprocess`,
+//!   `tcp:`, `cmd:`), one spelling for the referee and the web board, each
+//!   of which takes only the kinds it can use ([`Accepted`]).
 //! - [`framing`]: bounded records from a byte stream; `KingmeCodec`: TCP lines.
 
+mod budget;
 mod codec;
 pub mod driver;
 mod engine_spec;
+mod exposure;
 pub mod framing;
+mod limits;
 pub mod listener;
 mod operator;
+mod policy;
 pub mod stdio;
 pub mod tcp;
 
+pub use budget::{HashBudget, Reservation};
 pub use codec::{KingmeCodec, Line};
-pub use engine_spec::{split_words, EngineSpec, ParseEngineSpecError};
+pub use engine_spec::{split_words, Accepted, EngineKind, EngineSpelling, ParseEngineSpecError};
+pub use exposure::{check_exposure, ListenError, DXP_ALLOW, KINGME_ALLOW};
+pub use limits::{
+    cores, default_hash_budget_mib, default_max_searches, ServerLimitArgs, ServerLimits,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS,
+};
 pub use operator::OperatorFiles;
+pub use policy::{ServerPolicy, SessionPolicy};
 pub use tcp::{serve, ServerConfig};
 
 use std::net::SocketAddr;
@@ -109,26 +130,33 @@ impl Signals {
     }
 }
 
-/// Binds `addr`, tells `bound` the address (the CLI prints it, and warns
-/// when it is reachable from other machines), and serves until SIGINT or
-/// SIGTERM.
+/// Binds `addr` and, unless [`check_exposure`] refuses it (beyond loopback
+/// with neither a token nor [`ServerConfig::no_auth`]), tells `bound` the
+/// address (the CLI prints it, and warns when it is reachable from other
+/// machines) and serves until SIGINT or SIGTERM.
 pub fn run_tcp(
     addr: &str,
     config: ServerConfig,
     bound: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
+) -> Result<(), ListenError> {
+    let io = |source| ListenError::Io {
+        addr: addr.to_string(),
+        source,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kingme-net")
-        .build()?;
+        .build()
+        .map_err(io)?;
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        let local: SocketAddr = listener.local_addr()?;
-        if !local.ip().is_loopback() && config.session.token.is_none() {
-            tracing::warn!(%local, "non-loopback bind without --token");
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+        let local: SocketAddr = listener.local_addr().map_err(io)?;
+        check_exposure(local, config.token.is_some(), config.no_auth, KINGME_ALLOW)?;
+        if !local.ip().is_loopback() && config.token.is_none() {
+            tracing::warn!(%local, "non-loopback bind without --token (--no-auth)");
         }
-        tracing::info!(%local, max_connections = config.max_connections, max_searches = config.max_searches, "listening");
+        tracing::info!(%local, max_connections = config.limits.max_connections, max_searches = config.limits.max_searches, "listening");
         bound(local);
-        serve(listener, config, shutdown_signal()).await
+        serve(listener, config, shutdown_signal()).await.map_err(io)
     })
 }

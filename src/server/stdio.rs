@@ -5,6 +5,7 @@
 use super::codec::Line;
 use super::driver::{drive, AtEnd, DriveConfig, Driven, Inbound, Transport};
 use super::framing::read_bounded;
+use crate::frontend::Policy;
 use crate::protocol::{Session, SessionConfig};
 use std::fmt::Display;
 use std::io::{BufRead, Write};
@@ -35,21 +36,24 @@ pub fn spawn_reader<R: BufRead>(
     Ok(rx)
 }
 
-/// Serves one kingme session on stdin and stdout until `quit` or EOF. On EOF
-/// a running limited search finishes and its `bestmove` is written first.
-pub fn run(config: SessionConfig, max_line: usize) -> std::io::Result<()> {
+/// Serves one kingme session on stdin and stdout until `quit` or EOF, as
+/// `policy` allows (a local user's [`crate::frontend::Local`], or a policy
+/// with only a token). On EOF a running limited search finishes and its
+/// `bestmove` is written first.
+pub fn run(config: SessionConfig, policy: Box<dyn Policy>, max_line: usize) -> std::io::Result<()> {
     let lines = spawn_reader(|| std::io::stdin().lock(), max_line)?;
-    serve(config, lines, std::io::stdout().lock())
+    serve(config, policy, lines, std::io::stdout().lock())
 }
 
 /// Drives a kingme session from `lines` to `out` (the body of [`run`], usable
 /// with any line source and writer).
 pub fn serve(
     config: SessionConfig,
+    policy: Box<dyn Policy>,
     lines: mpsc::Receiver<Line>,
     out: impl Write,
 ) -> std::io::Result<()> {
-    let (session, events) = Session::new(config);
+    let (session, events) = Session::with_policy(config, policy);
     serve_session(session, events.into_inner(), lines, out)
 }
 

@@ -4,68 +4,63 @@
 
 use super::codec::{KingmeCodec, Line};
 use super::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
+use super::limits::ServerLimits;
 use super::listener::{self, Full};
-use crate::protocol::{HashBudget, Refusal, Response, Session, SessionConfig};
+use crate::protocol::{Refusal, Response, Session, SessionConfig, Token};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 use tokio::time::timeout;
 use tokio_util::codec::Framed;
 
 /// Limits and settings of a TCP server.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Connections served at once; one more gets an error line and is closed.
-    pub max_connections: usize,
-    /// Connections served at once from one client address.
-    pub max_per_address: usize,
-    /// The sum of every session's `Hash`, in MiB; a `setoption Hash` over
-    /// it is refused.
-    pub hash_budget_mib: usize,
+    /// Connections, searches and table memory for all clients together;
+    /// a `setoption Hash` over the hash budget is refused.
+    pub limits: ServerLimits,
     /// With a token, a client that has not sent `auth` within this time is
     /// closed.
     pub auth_timeout: Duration,
-    /// Searches running at once across all sessions (default: cores - 1, at
-    /// least 1); more wait in a fair queue.
-    pub max_searches: usize,
     /// Longest accepted line in bytes.
     pub max_line: usize,
     /// A connection with no input (and no search) for this long is closed.
     pub idle_timeout: Duration,
     /// A connection that can't take our output for this long is closed.
     pub write_timeout: Duration,
-    /// What each session allows (token, hash and thread caps...); its
-    /// `search_slots` is set by the server.
+    /// When set, a client must send `auth <token>` first.
+    pub token: Option<Token>,
+    /// Serve clients beyond loopback with no token (`--no-auth`); without
+    /// it, [`run_tcp`](super::run_tcp) refuses such an address.
+    pub no_auth: bool,
+    /// Longest any one search may run (`go infinite` and `analyze`
+    /// included); `None`: no limit.
+    pub max_search_time: Option<Duration>,
+    /// What each session's commands allow (hash and thread caps, files...).
     pub session: SessionConfig,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         ServerConfig {
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            max_per_address: DEFAULT_MAX_CONNECTIONS,
-            hash_budget_mib: default_hash_budget_mib(),
+            limits: ServerLimits::default(),
             auth_timeout: Duration::from_secs(10),
-            // One core stays free for the network, so stop and isready are
-            // answered at once even when every slot is searching.
-            max_searches: cores.saturating_sub(1).max(1),
             max_line: super::MAX_LINE,
-            idle_timeout: Duration::from_secs(600),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             write_timeout: Duration::from_secs(30),
+            token: None,
+            no_auth: false,
+            max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
             session: SessionConfig {
-                max_hash_mib: 64,
-                default_hash_mib: Some(16),
-                max_threads: cores,
+                max_hash_mib: DEFAULT_MAX_HASH_MIB,
+                default_hash_mib: Some(DEFAULT_SESSION_HASH_MIB),
+                max_threads: super::limits::cores(),
                 process_options: false,
                 max_perft_depth: 9,
                 max_perft_leaves: MAX_PERFT_LEAVES,
                 max_trace_nodes: 10_000,
-                max_search_time: Some(DEFAULT_MAX_SEARCH_TIME),
                 files: crate::files::FileAccess::Within(Vec::new()),
                 ..SessionConfig::default()
             },
@@ -73,45 +68,31 @@ impl Default for ServerConfig {
     }
 }
 
-/// Default `max_connections`: with each session's default 16 MiB table, the
-/// default hash budget holds every connection's table.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
-
 /// Default longest search a network client may run (`go infinite` included).
 pub const DEFAULT_MAX_SEARCH_TIME: Duration = Duration::from_secs(300);
 
+/// Default [`ServerConfig::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Default largest `Hash` a network client may set, in MiB.
+pub const DEFAULT_MAX_HASH_MIB: usize = 64;
+
+/// `Hash` of a new network session, in MiB (at most the largest allowed).
+pub const DEFAULT_SESSION_HASH_MIB: usize = 16;
+
 /// Most leaves a network client's `perft` may count.
 pub const MAX_PERFT_LEAVES: u64 = 2_000_000_000;
-
-/// The default hash budget: 1024 MiB or a quarter of physical memory,
-/// whichever is less.
-#[must_use]
-pub fn default_hash_budget_mib() -> usize {
-    let quarter = physical_memory_mib().map_or(1024, |m| m / 4);
-    quarter.clamp(16, 1024)
-}
-
-/// Physical memory in MiB, where the system says.
-fn physical_memory_mib() -> Option<usize> {
-    let kb = crate::proc_info::kb("/proc/meminfo", "MemTotal")?;
-    usize::try_from(kb / 1024).ok()
-}
 
 /// Serves connections from `listener` until `shutdown` completes; then tells
 /// every session, stops their searches and waits (up to 5 s) for them to close.
 pub async fn serve(
     listener: TcpListener,
-    mut config: ServerConfig,
+    config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let slots = Arc::new(Semaphore::new(config.max_searches.max(1)));
-    config.session.search_slots = Some(Arc::clone(&slots));
-    config.session.hash_budget = Some(HashBudget::new(config.hash_budget_mib));
-    let limits = listener::Limits {
-        max_connections: config.max_connections,
-        max_per_address: config.max_per_address,
-        grace: Duration::from_secs(5),
-    };
+    let policy = config
+        .limits
+        .policy(config.token.clone(), config.max_search_time);
     let max_line = config.max_line;
     let session_config = config.session.clone();
     let drive_config = DriveConfig {
@@ -122,19 +103,22 @@ pub async fn serve(
         at_end: AtEnd::Stop,
         close_grace: Some(Duration::from_secs(5)),
     };
+    let server = policy.clone();
     let shutdown = async move {
         shutdown.await;
         // queued searches answer at once
-        slots.close();
+        server.close_slots();
     };
     listener::serve(
         listener,
-        limits,
+        config.limits,
+        Duration::from_secs(5),
         shutdown,
         |socket, _peer, mut shutdown| {
             let _ = socket.set_nodelay(true);
             let framed = Framed::new(socket, KingmeCodec::new(max_line));
-            let (session, events) = Session::new(session_config.clone());
+            let (session, events) =
+                Session::with_policy(session_config.clone(), Box::new(policy.session()));
             drive(
                 TcpLines(framed),
                 session,

@@ -245,8 +245,8 @@ pub fn test_server_config() -> ServerConfig {
     let mut c = ServerConfig::default();
     c.session.default_hash_mib = Some(1);
     c.session.max_hash_mib = 16;
-    c.max_connections = 256;
-    c.max_per_address = 256;
+    c.limits.max_connections = 256;
+    c.limits.max_per_address = 256;
     c
 }
 

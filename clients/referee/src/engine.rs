@@ -7,8 +7,8 @@
 //! too, and its last lines are quoted when it disconnects (why it crashed).
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
+pub use crate::spec::EngineSpec;
 use kingme::protocol::{Refusal, Response, TOKEN_ENV};
-pub use kingme::server::{EngineSpec, ParseEngineSpecError};
 use kingme::Variant;
 use std::collections::VecDeque;
 use std::fmt;
@@ -34,10 +34,6 @@ const STDERR_LINE_CHARS: usize = 300;
 /// What went wrong with an engine.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    /// An engine the referee can't play: it plays programs and servers, not
-    /// one inside its own process.
-    #[error("engine '{0}': the referee plays engines over tcp:HOST:PORT or cmd:PROGRAM")]
-    Unsupported(String),
     /// The TCP connection could not be made.
     #[error("cannot connect to {addr}: {source}")]
     Connect {
@@ -203,7 +199,6 @@ impl Engine {
     /// no protocol handshake (see [`Engine::start`]).
     pub fn open(spec: &EngineSpec, connect_timeout: Duration) -> Result<Engine, EngineError> {
         match spec {
-            EngineSpec::InProcess => Err(EngineError::Unsupported(spec.to_string())),
             EngineSpec::Tcp { addr, token } => {
                 let err = |source| EngineError::Connect {
                     addr: addr.clone(),

@@ -3,8 +3,11 @@
 //!
 //! # Layout
 //!
-//! - [`engine`]: one engine connection, `tcp:HOST:PORT` or `cmd:"PROGRAM ARGS"`:
-//!   handshake, options, `position`/`go`/`bestmove` with a deadline.
+//! - [`spec`]: the engines the referee plays, `tcp:HOST:PORT` or
+//!   `cmd:"PROGRAM ARGS"` ([`EngineSpec`]; an engine in its own process is
+//!   refused when read).
+//! - [`engine`]: one engine connection to such an engine: handshake,
+//!   options, `position`/`go`/`bestmove` with a deadline.
 //! - [`openings`]: the ACF 3-move ballot deck (156) for English, the 0-2 ply
 //!   openings for mini-checkers.
 //! - [`game`]: one refereed game: every move checked with the kingme rules, the
@@ -20,6 +23,7 @@ pub mod load;
 pub use kingme::openings;
 pub mod pdn;
 pub mod runner;
+pub mod spec;
 pub mod stats;
 
 pub use engine::{Engine, EngineError, EngineSpec};

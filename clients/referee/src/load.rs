@@ -241,7 +241,6 @@ fn kind(e: &EngineError) -> &'static str {
         EngineError::Write { .. } => "write",
         EngineError::Rejected(_) => "unexpected error reply",
         EngineError::Spawn { .. } => "spawn",
-        EngineError::Unsupported(_) => "unsupported engine",
         EngineError::Auth { .. } => "auth refused",
     }
 }

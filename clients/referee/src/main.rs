@@ -10,7 +10,7 @@ use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};
 use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
 use kingme_referee::stats::{fmt_elo, Sprt};
-use kingme_referee::{EngineError, EngineSpec};
+use kingme_referee::EngineSpec;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -319,11 +319,9 @@ fn print_report(r: &MatchReport) {
 
 fn run_match_cli(a: MatchArgs) -> Result<()> {
     let spec = |s: Option<String>, flag: &str| -> Result<EngineSpec> {
-        let s = s.with_context(|| format!("{flag} is required (tcp:HOST:PORT or cmd:PROGRAM)"))?;
-        match s.parse()? {
-            EngineSpec::InProcess => bail!("{flag}: {}", EngineError::Unsupported(s)),
-            spec => Ok(spec),
-        }
+        let s =
+            s.with_context(|| format!("{flag} is required ({})", kingme_referee::spec::ACCEPTED))?;
+        s.parse().with_context(|| flag.to_string())
     };
     let variant: Variant = a.variant.parse()?;
     let tc = match (&a.tc, a.movetime, a.nodes) {

@@ -91,10 +91,6 @@ pub(crate) async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
     match &shared.config.engine {
         EngineSpec::InProcess => in_process(socket, &shared).await,
         EngineSpec::Tcp { addr, token } => over_tcp(socket, &shared, addr, token.as_ref()).await,
-        EngineSpec::Cmd { .. } => {
-            let msg = "this board serves no engine program (cmd:); see --engine";
-            give_up(&mut socket, msg.into(), "no engine", Duration::from_secs(2)).await;
-        }
     }
     shared.stats.sessions.fetch_sub(1, Ordering::SeqCst);
     tracing::info!(sessions = shared.stats.sessions(), "tab closed");
@@ -224,7 +220,8 @@ async fn in_process(socket: WebSocket, shared: &Shared) {
         }
         std::future::pending::<()>().await;
     };
-    let (session, events) = Session::new(shared.config.session.clone());
+    let policy = Box::new(shared.config.policy.session());
+    let (session, events) = Session::with_policy(shared.config.session.clone(), policy);
     drive(tab, session, events.into_inner(), config, shutdown).await;
 }
 

@@ -10,12 +10,15 @@
 //!   server drives it, or a connection to a kingme TCP server
 //!   (`--engine tcp:HOST:PORT`). A tab that goes away frees its session (the
 //!   search is stopped and its thread joined); bad messages get `error` lines.
+//! - [`engine`]: where the tabs' sessions run ([`EngineSpec`]: in this
+//!   process or on a kingme server; a program is refused when read).
 //! - [`access`]: who may use it: allowed hosts only (against DNS rebinding),
 //!   and the per-launch [`Key`] when there is one.
 //! - This file: [`WebConfig`], the router ([`app`]) and [`serve`].
 
 pub mod access;
 pub mod bridge;
+pub mod engine;
 pub mod page;
 
 use axum::extract::ws::WebSocketUpgrade;
@@ -25,6 +28,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use kingme::protocol::SessionConfig;
+use kingme::server::{HashBudget, ServerPolicy};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -42,14 +46,17 @@ pub const MAX_MESSAGE: usize = 64 * 1024;
 /// socket with code 1009 (message too big).
 pub const MAX_FRAME: usize = 1024 * 1024;
 
-pub use kingme::server::{EngineSpec, ParseEngineSpecError};
+pub use engine::EngineSpec;
+pub use kingme::server::ParseEngineSpecError;
+
+/// Default [`WebConfig::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// Settings of the web server.
 #[derive(Clone, Debug)]
 pub struct WebConfig {
     /// Where sessions run: [`EngineSpec::InProcess`], or a kingme TCP server
-    /// (its token, if any, sent as `auth TOKEN` on each tab's connection);
-    /// a program (`cmd:`) is not served.
+    /// (its token, if any, sent as `auth TOKEN` on each tab's connection).
     pub engine: EngineSpec,
     /// Tabs served at once; one more gets an `error` line and is closed.
     pub max_sessions: usize,
@@ -61,9 +68,12 @@ pub struct WebConfig {
     /// search running, is closed (a tab left open must not hold a session slot
     /// forever). Over TCP the engine server's own idle timeout applies.
     pub idle_timeout: Duration,
-    /// What each in-process session allows (its `search_slots` is set by
-    /// [`app`]; its hash budget is shared by every tab).
+    /// What each in-process session's commands allow.
     pub session: SessionConfig,
+    /// What the in-process sessions share: the hash budget of every tab,
+    /// the longest search (its search slots are set by [`app`] from
+    /// `max_searches`).
+    pub policy: ServerPolicy,
     /// Host names served besides loopback ones, as [`host_name`] gives them.
     pub allowed_hosts: Vec<String>,
     /// The key every request must carry, if any.
@@ -73,15 +83,19 @@ pub struct WebConfig {
 impl Default for WebConfig {
     /// The limits of the engine's own TCP server.
     fn default() -> Self {
-        let mut tcp = kingme::server::ServerConfig::default();
-        tcp.session.hash_budget = Some(kingme::protocol::HashBudget::new(tcp.hash_budget_mib));
+        let tcp = kingme::server::ServerConfig::default();
         WebConfig {
             engine: EngineSpec::InProcess,
-            max_sessions: 64,
-            max_searches: tcp.max_searches,
+            max_sessions: tcp.limits.max_connections,
+            max_searches: tcp.limits.max_searches,
             write_timeout: tcp.write_timeout,
-            idle_timeout: Duration::from_secs(30 * 60),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             session: tcp.session,
+            policy: ServerPolicy {
+                hash_budget: Some(HashBudget::new(tcp.limits.hash_budget_mib)),
+                max_search_time: tcp.max_search_time,
+                ..ServerPolicy::default()
+            },
             allowed_hosts: Vec::new(),
             key: None,
         }
@@ -114,7 +128,7 @@ pub(crate) struct Shared {
 /// The server's routes, the counters they update, and the sender that tells
 /// every open tab the server is shutting down (send `true`).
 pub fn app(mut config: WebConfig) -> (Router, Arc<Stats>, watch::Sender<bool>) {
-    config.session.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
+    config.policy.search_slots = Some(Arc::new(Semaphore::new(config.max_searches.max(1))));
     let stats = Arc::new(Stats::default());
     let (tx, rx) = watch::channel(false);
     let shared = Arc::new(Shared {

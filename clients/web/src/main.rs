@@ -16,20 +16,20 @@ struct Args {
     listen: String,
     /// Where sessions run: `inprocess`, or `tcp:HOST:PORT` for a kingme server
     /// (`kingme --listen HOST:PORT`).
-    #[arg(long, default_value = "inprocess", value_parser = board_engine)]
+    #[arg(long, default_value = "inprocess")]
     engine: EngineSpec,
     /// Token for a kingme server started with --token (sent as `auth` for each tab).
     #[arg(long, value_name = "TOKEN", env = TOKEN_ENV, hide_env_values = true)]
     engine_token: Option<kingme::protocol::Token>,
     /// Browser tabs served at once.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = kingme::server::DEFAULT_MAX_CONNECTIONS)]
     max_sessions: usize,
     /// In-process searches running at once (default: the number of cores).
     #[arg(long)]
     max_searches: Option<usize>,
     /// Close an in-process tab's session after this many seconds without a message
     /// from the tab (never during a search).
-    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = kingme_web::DEFAULT_IDLE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
     /// Also serve the board under this host name or address (besides localhost,
     /// 127.x.x.x and [::1]); repeatable. Requests naming any other host are refused.
@@ -45,16 +45,6 @@ struct Args {
     /// seconds; 0 for no limit.
     #[arg(long, value_name = "SECONDS", default_value_t = kingme::server::tcp::DEFAULT_MAX_SEARCH_TIME.as_secs())]
     max_search_time: u64,
-}
-
-/// An engine the board can use: in this process or on a kingme server.
-fn board_engine(s: &str) -> Result<EngineSpec, String> {
-    match s.parse::<EngineSpec>().map_err(|e| e.to_string())? {
-        EngineSpec::Cmd { .. } => Err(format!(
-            "bad engine '{s}': the board's sessions run inprocess or on a tcp:HOST:PORT server"
-        )),
-        spec => Ok(spec),
-    }
 }
 
 fn main() -> anyhow::Result<()> {
@@ -76,7 +66,7 @@ fn main() -> anyhow::Result<()> {
     args.files
         .apply_to(&mut config.session)
         .map_err(anyhow::Error::msg)?;
-    config.session.max_search_time =
+    config.policy.max_search_time =
         (args.max_search_time > 0).then(|| std::time::Duration::from_secs(args.max_search_time));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

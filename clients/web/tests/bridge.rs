@@ -324,8 +324,10 @@ async fn over_tcp_the_bridge_relays_and_a_closed_tab_stops_the_search() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_tcp_the_bridge_authenticates_to_a_server_with_a_token() {
-    let mut server = kingme::server::ServerConfig::default();
-    server.session.token = Some("s3cret".parse().unwrap());
+    let server = kingme::server::ServerConfig {
+        token: Some("s3cret".parse().unwrap()),
+        ..kingme::server::ServerConfig::default()
+    };
     let engine_addr = engine_server(server).await;
     let bridge = |token| over_tcp(engine_addr, token);
 

@@ -14,8 +14,8 @@ impl Session {
         self.engine.as_mut().expect("made above")
     }
 
-    /// A new engine with the operator's defaults and this session's share
-    /// of the hash budget (the smallest table, outside the budget, when the
+    /// A new engine with the operator's defaults and the table its server's
+    /// policy lets it hold (the smallest table, outside the budget, when the
     /// budget is spent: the connection limit bounds those), its table
     /// allocated by its first search.
     fn new_engine(&mut self) -> Engine {
@@ -26,41 +26,27 @@ impl Session {
             }
         }
         let mut hash = self.config.default_hash_mib.unwrap_or(e.hash_mib());
-        if let Some(b) = &self.config.hash_budget {
-            match b.reserve(hash) {
-                Ok(r) => self.hash_reservation = Some(r),
-                Err(_) => hash = 1,
-            }
+        if self.policy.hold_hash(Some(hash)).is_err() {
+            hash = 1;
         }
         e.set_hash_lazily(hash);
         e
     }
 
     /// `setoption name Hash`: within the session's cap (checked by the
-    /// caller) and the server's budget.
+    /// caller) and what its server's policy lets it hold.
     fn set_hash(&mut self, mib: usize, out: &mut Vec<Response>) {
         let _ = self.engine();
-        let before = self.hash_reservation.as_ref().map(Reservation::mib);
-        if let Some(b) = self.config.hash_budget.clone() {
-            let resized = match &mut self.hash_reservation {
-                Some(r) => r.resize(mib),
-                None => b.reserve(mib).map(|r| self.hash_reservation = Some(r)),
-            };
-            if let Err(e) = resized {
+        let before = match self.policy.hold_hash(Some(mib)) {
+            Ok(before) => before,
+            Err(e) => {
                 out.push(Response::Error(format!("setoption: {e}")));
                 return;
             }
-        }
+        };
         if let Err(e) = self.engine().set(EngineOption::Hash(mib)) {
             out.push(Response::Error(format!("setoption: {e}")));
-            match before {
-                Some(old) => {
-                    if let Some(r) = &mut self.hash_reservation {
-                        let _ = r.resize(old);
-                    }
-                }
-                None => self.hash_reservation = None,
-            }
+            let _ = self.policy.hold_hash(before);
         }
     }
 

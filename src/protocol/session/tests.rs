@@ -1,7 +1,9 @@
 //! Unit tests of the session: failures inside the engine, and the option
 //! table as the handshake lists it.
 use super::*;
+use crate::board::Position;
 use crate::engine::fault::{self, Fault};
+use std::time::Duration;
 
 /// Runs `go depth 3` with `fault` injected into the search; returns the
 /// responses up to the end of the search and checks that nothing follows.

@@ -1,6 +1,7 @@
 //! The memory a server's sessions may hold in transposition tables, all
 //! together: each session reserves its table's size before allocating it.
 
+use crate::frontend::OverBudget;
 use std::sync::{Arc, Mutex};
 
 /// A server-wide cap on the sum of the sessions' `Hash`, in MiB.
@@ -8,18 +9,6 @@ use std::sync::{Arc, Mutex};
 pub struct HashBudget {
     total: usize,
     used: Mutex<usize>,
-}
-
-/// Why a reservation was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("Hash {asked} MiB does not fit this server's hash budget ({free} of {total} MiB free); Hash is unchanged")]
-pub struct OverBudget {
-    /// The size asked for.
-    pub asked: usize,
-    /// What is free for it (its own reservation included).
-    pub free: usize,
-    /// The whole budget.
-    pub total: usize,
 }
 
 impl HashBudget {
