@@ -12,7 +12,9 @@ use crate::engine::{Engine, EngineError, EngineOption, SearchSlot};
 use crate::frontend::Policy;
 use crate::server::driver::{drive, AtEnd, DriveConfig, Inbound, Transport};
 use crate::server::listener::{self, Shutdown};
-use crate::server::{check_exposure, shutdown_signal, ListenError, ServerLimits, DXP_ALLOW};
+use crate::server::{
+    bind_and_run, check_exposure, shutdown_signal, ListenError, ServerLimits, DXP_ALLOW,
+};
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -213,12 +215,7 @@ pub async fn serve(listener: TcpListener, config: DxpConfig, shutdown: impl Futu
     let config = Arc::new(config);
     let policy = config.limits.policy(None, None);
     let name = config.name.clone();
-    let server = policy.clone();
-    let shutdown = async move {
-        shutdown.await;
-        // queued searches are called off at once
-        server.close_slots();
-    };
+    let shutdown = policy.closing_slots_after(shutdown);
     listener::serve(
         listener,
         config.limits,
@@ -242,18 +239,7 @@ pub fn run(
     config: DxpConfig,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), ListenError> {
-    let io = |source| ListenError::Io {
-        addr: addr.to_string(),
-        source,
-    };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("kingme-dxp")
-        .build()
-        .map_err(io)?;
-    rt.block_on(async move {
-        let listener = TcpListener::bind(addr).await.map_err(io)?;
-        let local = listener.local_addr().map_err(io)?;
+    bind_and_run(addr, "kingme-dxp", |listener, local| async move {
         check_exposure(local, false, config.no_auth, DXP_ALLOW)?;
         bound(local);
         serve(listener, config, shutdown_signal()).await;

@@ -189,6 +189,13 @@ impl<'a, 'r> Worker<'a, 'r> {
         self.sh.limits.draw_score(ply)
     }
 
+    /// The static score of a leaf `pos` (key `hash`), with the search's noise.
+    #[inline(always)]
+    fn leaf_score(&mut self, pos: &Position, hash: u64) -> i32 {
+        self.sh.limits.eval.evaluate_cached(pos, &mut self.eval_cache)
+            + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise)
+    }
+
     fn is_repetition(&self, hash: u64, quiet: u32) -> bool {
         let n = self.path.len();
         let back = (quiet as usize).min(n);
@@ -251,12 +258,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             // a quiet leaf needs no move list: evaluate at once
             let (captures, quiets) = movegen::move_kinds::<R>(pos);
             if (quiets && !captures) || (captures && ply >= MAX_PLY - 2) {
-                return self
-                    .sh
-                    .limits
-                    .eval
-                    .evaluate_cached(pos, &mut self.eval_cache)
-                    + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
+                return self.leaf_score(pos, hash);
             }
         }
         let mut list = MoveList::new();
@@ -269,12 +271,7 @@ impl<'a, 'r> Worker<'a, 'r> {
         }
         let forcing = list[0].is_capture();
         if ply >= MAX_PLY - 2 || (depth <= 0 && !forcing) {
-            return self
-                .sh
-                .limits
-                .eval
-                .evaluate_cached(pos, &mut self.eval_cache)
-                + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise);
+            return self.leaf_score(pos, hash);
         }
         let orig_alpha = alpha;
         let mut tt_idx = 255u8;

@@ -130,6 +130,29 @@ impl Signals {
     }
 }
 
+/// Binds `addr` on a new multi-thread runtime whose threads are named
+/// `threads`, and runs `serve` with the listener and the address it got.
+pub fn bind_and_run<F, Fut>(addr: &str, threads: &str, serve: F) -> Result<(), ListenError>
+where
+    F: FnOnce(tokio::net::TcpListener, SocketAddr) -> Fut,
+    Fut: std::future::Future<Output = Result<(), ListenError>>,
+{
+    let io = |source| ListenError::Io {
+        addr: addr.to_string(),
+        source,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name(threads)
+        .build()
+        .map_err(io)?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+        let local: SocketAddr = listener.local_addr().map_err(io)?;
+        serve(listener, local).await
+    })
+}
+
 /// Binds `addr` and, unless [`check_exposure`] refuses it (beyond loopback
 /// with neither a token nor [`ServerConfig::no_auth`]), tells `bound` the
 /// address (the CLI prints it, and warns when it is reachable from other
@@ -139,24 +162,18 @@ pub fn run_tcp(
     config: ServerConfig,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), ListenError> {
-    let io = |source| ListenError::Io {
-        addr: addr.to_string(),
-        source,
-    };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("kingme-net")
-        .build()
-        .map_err(io)?;
-    rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
-        let local: SocketAddr = listener.local_addr().map_err(io)?;
+    bind_and_run(addr, "kingme-net", |listener, local| async move {
         check_exposure(local, config.token.is_some(), config.no_auth, KINGME_ALLOW)?;
         if !local.ip().is_loopback() && config.token.is_none() {
             tracing::warn!(%local, "non-loopback bind without --token (--no-auth)");
         }
         tracing::info!(%local, max_connections = config.limits.max_connections, max_searches = config.limits.max_searches, "listening");
         bound(local);
-        serve(listener, config, shutdown_signal()).await.map_err(io)
+        serve(listener, config, shutdown_signal())
+            .await
+            .map_err(|source| ListenError::Io {
+                addr: addr.to_string(),
+                source,
+            })
     })
 }

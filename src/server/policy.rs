@@ -44,6 +44,18 @@ impl ServerPolicy {
             s.close();
         }
     }
+
+    /// `shutdown`, then the slots closed (queued searches answer at once).
+    pub fn closing_slots_after(
+        &self,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> impl std::future::Future<Output = ()> {
+        let policy = self.clone();
+        async move {
+            shutdown.await;
+            policy.close_slots();
+        }
+    }
 }
 
 /// One session's share of a [`ServerPolicy`]: whether its client has

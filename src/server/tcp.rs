@@ -103,12 +103,7 @@ pub async fn serve(
         at_end: AtEnd::Stop,
         close_grace: Some(Duration::from_secs(5)),
     };
-    let server = policy.clone();
-    let shutdown = async move {
-        shutdown.await;
-        // queued searches answer at once
-        server.close_slots();
-    };
+    let shutdown = policy.closing_slots_after(shutdown);
     listener::serve(
         listener,
         config.limits,
