@@ -3,10 +3,11 @@
 //! plies down.
 
 use super::movegen::{
-    count_quiets, crown_row, for_each_quiet, forward, gen_captures, generate, jump, men_jump_on,
+    count_quiets, for_each_quiet, forward, gen_captures, generate, jump, men_jump_on,
     mini_must_pass, mini_someone_empty, reverse, step, step_directions, Jumpers, Sides, Sink, DL,
     DR, UL, UR,
 };
+use super::variant::crown_row;
 use super::{Color, MoveList, Position, Rules};
 
 /// Capture sequences continuing from `cur` (1 when none continues: the move ends here).

@@ -5,7 +5,9 @@
 //! stops); mini-checkers captures are single jumps, and a side with no move
 //! whose opponent can still move gets the `pass` move.
 
+use super::variant::crown_row;
 use super::{Color, Move, MoveList, Position, Rules};
+use crate::with_rules;
 
 pub(crate) const DL: u8 = 0;
 pub(crate) const DR: u8 = 1;
@@ -27,15 +29,6 @@ pub(crate) fn step<R: Rules>(b: u32, d: u8) -> u32 {
 #[inline(always)]
 pub(crate) const fn reverse(d: u8) -> u8 {
     d ^ 3
-}
-
-/// Crowning row of `color`'s men.
-#[inline(always)]
-pub(crate) fn crown_row<R: Rules>(color: Color) -> u32 {
-    match color {
-        Color::Black => R::BOTTOM,
-        Color::White => R::TOP,
-    }
 }
 
 /// The two forward directions of `color`'s men.
@@ -379,5 +372,28 @@ impl Jumpers {
     #[inline(always)]
     pub(super) fn any(&self) -> bool {
         (self.fwd[0] | self.fwd[1] | self.back) != 0
+    }
+}
+
+impl Position {
+    /// Fills `list` (cleared first) with the legal moves, every capture path
+    /// listed: for loops over many positions, where returning a fresh
+    /// `MoveList` (a 256-move array) by value would copy it each time.
+    pub fn legal_moves_all_paths_into(&self, list: &mut MoveList) {
+        list.clear();
+        with_rules!(self.variant(), R => generate::<R>(self, list));
+    }
+
+    /// Whether the side to move must capture.
+    #[must_use]
+    pub fn must_capture(&self) -> bool {
+        with_rules!(self.variant(), R => can_capture::<R>(self))
+    }
+
+    /// Whether the side not to move would have a capture if it were its turn
+    /// (a threat the side to move faces).
+    #[must_use]
+    pub fn threatened(&self) -> bool {
+        with_rules!(self.variant(), R => threatens_capture::<R>(self))
     }
 }

@@ -1,6 +1,6 @@
 //! A position: the pieces, the side to move, and its Zobrist key.
 
-use super::movegen;
+use super::variant::crown_row;
 use super::zobrist::{self, piece_key, set_key};
 use super::{Bitboard, ByColor, Color, Move, MoveList, Piece, Role, Rules, Square, Variant};
 use crate::with_rules;
@@ -231,27 +231,6 @@ impl Position {
         list
     }
 
-    /// Fills `list` (cleared first) with the legal moves, every capture path
-    /// listed: for loops over many positions, where returning a fresh
-    /// `MoveList` (a 256-move array) by value would copy it each time.
-    pub fn legal_moves_all_paths_into(&self, list: &mut MoveList) {
-        list.clear();
-        with_rules!(self.variant, R => movegen::generate::<R>(self, list));
-    }
-
-    /// Whether the side to move must capture.
-    #[must_use]
-    pub fn must_capture(&self) -> bool {
-        with_rules!(self.variant, R => movegen::can_capture::<R>(self))
-    }
-
-    /// Whether the side not to move would have a capture if it were its turn
-    /// (a threat the side to move faces).
-    #[must_use]
-    pub fn threatened(&self) -> bool {
-        with_rules!(self.variant, R => movegen::threatens_capture::<R>(self))
-    }
-
     /// Whether `m` is one of the legal moves (up to capture path).
     #[must_use]
     pub fn is_legal(&self, m: Move) -> bool {
@@ -313,7 +292,7 @@ impl Position {
         let kings = self.kings.0 & !captured;
         self.kings.0 = if kings & from != 0 {
             (kings & !from) | to
-        } else if R::KINGS_AND_MULTI_JUMPS && to & movegen::crown_row::<R>(us) != 0 {
+        } else if R::KINGS_AND_MULTI_JUMPS && to & crown_row::<R>(us) != 0 {
             kings | to
         } else {
             kings
@@ -338,8 +317,7 @@ impl Position {
         let own = &mut self.pieces[us].0;
         *own = (*own & !from) | to;
         let cap = m.captured().0;
-        let crowned =
-            R::KINGS_AND_MULTI_JUMPS && !was_king && to & movegen::crown_row::<R>(us) != 0;
+        let crowned = R::KINGS_AND_MULTI_JUMPS && !was_king && to & crown_row::<R>(us) != 0;
         if HASH {
             let role = if was_king { Role::King } else { Role::Man };
             self.hash ^= piece_key(us, role, m.from().index());

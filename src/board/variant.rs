@@ -4,6 +4,7 @@
 //! everything else holds a runtime [`Variant`] and dispatches once with
 //! [`with_rules!`](crate::with_rules).
 
+use super::Color;
 use std::fmt;
 use std::str::FromStr;
 
@@ -125,6 +126,15 @@ const fn mask_where(size: u32, pred: u8) -> u32 {
 
 /// A rule set with its geometry as constants, so generic code compiles to
 /// straight-line shifts and masks for each board.
+/// Crowning row of `color`'s men.
+#[inline(always)]
+pub(crate) fn crown_row<R: Rules>(color: Color) -> u32 {
+    match color {
+        Color::Black => R::BOTTOM,
+        Color::White => R::TOP,
+    }
+}
+
 pub trait Rules: Copy + Send + Sync + 'static {
     /// The runtime tag of this rule set.
     const VARIANT: Variant;

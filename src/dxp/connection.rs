@@ -4,8 +4,8 @@
 //! transport reads, writes and paces the messages.
 
 use super::board::{color_of, find_move, move_message, parse_board};
+use super::config::DxpConfig;
 use super::message::{DxpMessage, DxpMove, GameReq, ParseDxpError};
-use super::DxpConfig;
 use crate::board::{join_or_none, Color, Game, Move, Outcome, Position, Variant};
 use crate::engine::{Engine, Event, GoLimits, Phase, SearchId, SearchSlot, SlotToken};
 use crate::frontend::{Flow, Policy, SlotGrant};

@@ -32,6 +32,7 @@
 
 pub mod board;
 mod codec;
+mod config;
 mod connection;
 pub mod message;
 mod server;
@@ -39,8 +40,9 @@ mod server;
 pub use board::{
     color_of, dxp_color, find_move, format_board, move_message, parse_board, DxpGameError,
 };
+pub use config::{DxpConfig, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_GAMES};
 pub use message::{DxpColor, DxpMessage, DxpMove, GameReq, ParseDxpError, MAX_MESSAGE};
-pub use server::{run, serve, DxpConfig, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_GAMES};
+pub use server::{run, serve};
 
 #[cfg(test)]
 mod tests;

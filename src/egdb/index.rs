@@ -409,6 +409,15 @@ pub fn mirror(pos: &Position) -> Position {
     )
 }
 
+impl Material {
+    /// Positions in the slice of this (canonical) material, both sides to move,
+    /// including indices that stand for no position.
+    #[must_use]
+    pub fn positions(self) -> u64 {
+        SliceIndex::new(self).len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

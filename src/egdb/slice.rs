@@ -5,7 +5,6 @@
 //! side to move swapped) have the same value, so one slice stores a material
 //! and its twin; the slice is named after the canonical one of the two.
 
-use super::index::SliceIndex;
 use crate::board::{Color, Position};
 use std::fmt;
 use std::str::FromStr;
@@ -89,13 +88,6 @@ impl Material {
     #[must_use]
     pub const fn is_storable(self) -> bool {
         self.bm + self.bk > 0 && self.wm + self.wk > 0 && self.bm <= 12 && self.wm <= 12
-    }
-
-    /// Positions in the slice of this (canonical) material, both sides to move,
-    /// including indices that stand for no position.
-    #[must_use]
-    pub fn positions(self) -> u64 {
-        SliceIndex::new(self).len()
     }
 
     /// Bytes of the value file's data (2 bits per position).

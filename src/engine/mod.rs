@@ -9,7 +9,8 @@
 //!   type, range, default, help, how its text is read and written), the
 //!   typed options made from the same declarations; every front end's
 //!   handshake, `setoption`, Hub's `hello` and `set-param`, the file policy
-//!   and the error lines use it.
+//!   and the error lines use it; `option_set`: an option set from its
+//!   text, the engine's refusals in the option's words.
 //! - `limits`: the limits of one `go` and the search limits they become.
 //! - `mini`: the policy for the solved mini-checkers table: whether it may
 //!   be built, starting its build, waiting for it.
@@ -31,6 +32,7 @@ mod level;
 mod limits;
 mod mini;
 mod option_decl;
+mod option_set;
 pub mod option_table;
 mod options;
 mod own_book;
@@ -117,6 +119,16 @@ impl Engine {
             self.options.hash_mib = mib;
             self.tt = None;
         }
+    }
+
+    /// The book played from, opened on first use; `None` with `OwnBook` off.
+    pub fn book(&mut self) -> Option<Arc<crate::book::Book>> {
+        self.book.book(&self.options)
+    }
+
+    /// The book's moves in `pos`, best first, when the book holds it.
+    pub fn book_moves(&mut self, pos: &Position) -> Option<Vec<crate::book::BookMove>> {
+        self.book()?.probe(pos)
     }
 
     /// The current options.
@@ -311,7 +323,7 @@ impl Engine {
     ) -> SearchHandle {
         let pos = *game.position();
         let answer = Answer::new(on_event, pos.legal_moves().first().copied());
-        if let Some(bm) = self.book_answer(&pos, &limits) {
+        if let Some(bm) = self.book.answer(&self.options, &pos, &limits) {
             let mut a = answer::lock(&answer);
             a.send(Event::Book {
                 mv: bm.mv,

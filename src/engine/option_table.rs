@@ -11,12 +11,11 @@ pub use super::option_decl::{
     find, find_hub, parse_bool, Declaration, OptionCodec, OptionError, OptionKind, OptionType,
     Scope,
 };
-use super::options::EngineError;
+pub use super::option_set::{give, set_option};
 use super::options::{
     DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_CONTEMPT, MAX_EGDB_CACHE_MIB,
     MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
-use super::Engine;
 use crate::board::Variant;
 use crate::eval::{EnglishWeights, Evaluator};
 
@@ -310,37 +309,6 @@ pub fn parse_option(name: &str, value: &str) -> Result<EngineOption, OptionError
         OptionValue::Engine(o) => Ok(o),
         _ => Err(OptionError::NotEngine(decl.name)),
     }
-}
-
-/// Gives `engine` an option it has read, reporting what it refuses in the
-/// words of option `decl` and value `value`: a directory that can't be read
-/// is a bad value of `EGDBPath`; one that holds no databases is taken (the
-/// engine's notice says so).
-pub fn give(
-    engine: &mut Engine,
-    decl: &OptionDecl,
-    value: &str,
-    option: EngineOption,
-) -> Result<(), OptionError> {
-    match engine.set(option) {
-        Ok(()) => Ok(()),
-        Err(EngineError::NoTablebase { reason, .. }) => Err(decl.bad_value(
-            value,
-            format!("a directory of endgame database files ({reason})"),
-        )),
-        Err(EngineError::NoBook { reason, .. }) => Err(decl.bad_value(
-            value,
-            format!("a kingme book file, or empty for the shipped book ({reason})"),
-        )),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Sets an engine option from its text: [`parse_option`], then [`give`].
-pub fn set_option(engine: &mut Engine, name: &str, value: &str) -> Result<(), OptionError> {
-    let option = parse_option(name, value)?;
-    let decl = find(REGISTRY, name).expect("parse_option found it");
-    give(engine, decl, value, option)
 }
 
 /// PROTOCOL.md's option table, made from `registry`: one row an option,

@@ -1,7 +1,10 @@
 //! The engine's opening book: which one it plays from (the shipped book, a
 //! file, or none), and which `go` it answers from the book.
 
-use super::{Engine, EngineError, GoLimits, Level};
+use super::level::Level;
+use super::limits::GoLimits;
+use super::option_table::EngineOptions;
+use super::options::EngineError;
 use crate::board::{Position, Variant};
 use crate::book::{self, Book, BookMove};
 use std::path::Path;
@@ -45,14 +48,14 @@ fn random_u64() -> u64 {
     h.finish()
 }
 
-impl Engine {
+impl BookState {
     /// The book played from, opened on first use; `None` with `OwnBook` off.
-    pub fn book(&mut self) -> Option<Arc<Book>> {
-        if !self.options.own_book {
+    pub(super) fn book(&mut self, options: &EngineOptions) -> Option<Arc<Book>> {
+        if !options.own_book {
             return None;
         }
-        if let BookState::Unopened = self.book {
-            self.book = match open_book(&self.options.book_file) {
+        if let BookState::Unopened = self {
+            *self = match open_book(&options.book_file) {
                 Ok(b) => BookState::Open(b),
                 Err(e) => {
                     tracing::warn!(error = %e, "playing without a book");
@@ -60,35 +63,35 @@ impl Engine {
                 }
             };
         }
-        match &self.book {
+        match self {
             BookState::Open(b) => Some(Arc::clone(b)),
             _ => None,
         }
-    }
-
-    /// The book's moves in `pos`, best first, when the book holds it.
-    pub fn book_moves(&mut self, pos: &Position) -> Option<Vec<BookMove>> {
-        self.book()?.probe(pos)
     }
 
     /// The book move a `go` with `limits` in `pos` is answered with: only
     /// for a game move at level max in English (no fixed depth or nodes,
     /// no analysis, ponder, trace, MultiPV or searchmoves), and only when
     /// the position is in the book.
-    pub(super) fn book_answer(&mut self, pos: &Position, limits: &GoLimits) -> Option<BookMove> {
+    pub(super) fn answer(
+        &mut self,
+        options: &EngineOptions,
+        pos: &Position,
+        limits: &GoLimits,
+    ) -> Option<BookMove> {
         let plays = pos.variant() == Variant::English
-            && self.options.level == Level::Max
+            && options.level == Level::Max
             && limits.depth.is_none()
             && limits.nodes.is_none()
             && !limits.infinite
             && !limits.ponder
             && limits.trace.is_none()
-            && limits.multipv.unwrap_or(self.options.multipv) <= 1
+            && limits.multipv.unwrap_or(options.multipv) <= 1
             && limits.searchmoves.is_empty();
         if !plays {
             return None;
         }
-        let moves = self.book_moves(pos)?;
-        book::choose(&moves, self.options.book_variety, random_u64()).copied()
+        let moves = self.book(options)?.probe(pos)?;
+        book::choose(&moves, options.book_variety, random_u64()).copied()
     }
 }

@@ -192,7 +192,10 @@ impl<'a, 'r> Worker<'a, 'r> {
     /// The static score of a leaf `pos` (key `hash`), with the search's noise.
     #[inline(always)]
     fn leaf_score(&mut self, pos: &Position, hash: u64) -> i32 {
-        self.sh.limits.eval.evaluate_cached(pos, &mut self.eval_cache)
+        self.sh
+            .limits
+            .eval
+            .evaluate_cached(pos, &mut self.eval_cache)
             + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise)
     }
 

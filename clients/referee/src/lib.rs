@@ -15,11 +15,13 @@
 //! - [`runner`]: a match: concurrent games, running score, SPRT stop, PDN out.
 //! - [`stats`]: Elo with a 95% interval, LOS, the GSPRT log-likelihood ratio.
 //! - [`pdn`]: writing and reading PDN game records.
-//! - [`load`]: many concurrent sessions hammering one server, with latencies.
+//! - [`load`]: many concurrent sessions hammering one server, with latencies;
+//!   [`load_report`]: what it measured.
 
 pub mod engine;
 pub mod game;
 pub mod load;
+pub mod load_report;
 pub use kingme::openings;
 pub mod pdn;
 pub mod runner;
