@@ -101,14 +101,14 @@ impl Evaluator {
         })
     }
 
-    /// A short description: `learned (generation N, checksum X)` (the
+    /// A short description: `patterns (generation N, checksum X)` (the
     /// patterns: the text the protocol has always reported), `hand` or
     /// `network (...)`.
     #[must_use]
     pub fn describe(&self) -> String {
         match self {
             Evaluator::Patterns(w) => format!(
-                "learned (generation {}, checksum {:016x})",
+                "patterns (generation {}, checksum {:016x})",
                 w.generation,
                 w.checksum()
             ),

@@ -4,7 +4,6 @@
 //! (DNS rebinding) is refused. When the server has a [`Key`], every request
 //! must also carry it: `?key=KEY` (which sets a cookie) or that cookie.
 
-use crate::Shared;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -154,8 +153,16 @@ fn refuse(status: StatusCode, text: String) -> Response {
         .into_response()
 }
 
+/// Who may use the board: the host names served besides loopback ones, and
+/// the key every request must carry, if any.
+#[derive(Clone, Debug)]
+pub(crate) struct Access {
+    pub(crate) allowed_hosts: Vec<String>,
+    pub(crate) key: Option<Key>,
+}
+
 /// The middleware in front of every route: the host check, then the key.
-pub(crate) async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+pub(crate) async fn guard(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
     let mut hosts = req.headers().get_all(header::HOST).iter();
     let host = match (hosts.next(), hosts.next()) {
         (Some(h), None) => h.to_str().ok().and_then(|h| host_name(h).ok()),
@@ -167,7 +174,7 @@ pub(crate) async fn guard(State(shared): State<Arc<Shared>>, req: Request, next:
             "kingme-web: the request needs one valid Host header\n".into(),
         );
     };
-    if !is_loopback(&host) && !shared.config.allowed_hosts.contains(&host) {
+    if !is_loopback(&host) && !access.allowed_hosts.contains(&host) {
         return refuse(
             StatusCode::FORBIDDEN,
             format!(
@@ -176,7 +183,7 @@ pub(crate) async fn guard(State(shared): State<Arc<Shared>>, req: Request, next:
             ),
         );
     }
-    let Some(key) = &shared.config.key else {
+    let Some(key) = &access.key else {
         return next.run(req).await;
     };
     let by_query = query_param(req.uri().query(), "key").is_some_and(|k| key.matches(k));

@@ -14,7 +14,8 @@
 //! which stops its search and joins the search thread, before the tab stops
 //! counting in [`crate::Stats`].
 
-use crate::{EngineSpec, Shared, MAX_LINE, MAX_MESSAGE};
+use crate::config::{Shared, MAX_FRAME, MAX_LINE, MAX_MESSAGE};
+use crate::engine::EngineSpec;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use kingme::protocol::{Refusal, Response, Session, Token, AUTH_REQUEST};
@@ -122,7 +123,7 @@ async fn fail(socket: &mut WebSocket, why: &str) {
         let text = if too_big {
             error_line(format!(
                 "message too big (over {} bytes); closing",
-                crate::MAX_FRAME
+                MAX_FRAME
             ))
         } else {
             error_line(format!("bad WebSocket data ({why}); closing"))
