@@ -26,7 +26,7 @@ pub struct DxpConfig {
     /// Least time between two messages on one connection.
     pub message_gap: Duration,
     /// Serve clients beyond loopback though DXP authenticates no one
-    /// (`--no-auth`); without it, [`run`] refuses such an address.
+    /// (`--no-auth`); without it, [`run`](super::run) refuses such an address.
     pub no_auth: bool,
 }
 

@@ -40,10 +40,10 @@ pub struct WebConfig {
     /// What each in-process session's commands allow.
     pub session: SessionConfig,
     /// What the in-process sessions share: the hash budget of every tab,
-    /// the longest search (its search slots are set by [`app`] from
+    /// the longest search (its search slots are set by [`app`](crate::app) from
     /// `max_searches`).
     pub policy: ServerPolicy,
-    /// Host names served besides loopback ones, as [`host_name`] gives them.
+    /// Host names served besides loopback ones, as [`host_name`](crate::host_name) gives them.
     pub allowed_hosts: Vec<String>,
     /// The key every request must carry, if any.
     pub key: Option<Key>,
