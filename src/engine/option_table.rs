@@ -58,11 +58,20 @@ impl Default for OptionValues {
     }
 }
 
+impl OptionValues {
+    /// Every option at its default, made once for the process.
+    #[must_use]
+    pub fn defaults() -> &'static OptionValues {
+        static DEFAULTS: std::sync::OnceLock<OptionValues> = std::sync::OnceLock::new();
+        DEFAULTS.get_or_init(OptionValues::default)
+    }
+}
+
 impl OptionDecl {
     /// The default value as text.
     #[must_use]
     pub fn default_text(&self) -> String {
-        self.write(&OptionValues::default())
+        self.write(OptionValues::defaults())
     }
 
     /// The type, range and default, as the handshake states them.
@@ -241,7 +250,7 @@ declare_options! {
         help: "English evaluation: builtin (the network), patterns, network, hand, or a kingme weights or network file",
         write: |v: &OptionValues| match &v.engine.eval {
             Evaluator::Hand(_) => "hand".to_string(),
-            e if *e == Evaluator::default() => "builtin".to_string(),
+            e if e == &OptionValues::defaults().engine.eval => "builtin".to_string(),
             e => e.describe(),
         },
     }

@@ -3,7 +3,7 @@
 //! option list, and `setoption` (caps, the budget, the file policy).
 
 use super::*;
-use crate::engine::option_table::Scope;
+use crate::engine::option_table::{OptionDecl, Scope};
 
 impl Session {
     pub(super) fn engine(&mut self) -> &mut Engine {
@@ -50,24 +50,35 @@ impl Session {
         }
     }
 
+    /// The session's own cap on option `decl` (`Hash`, `Threads`), and
+    /// how its error line names it; the handshake and `setoption` read it.
+    fn cap(&self, decl: &OptionDecl) -> Option<(usize, &'static str)> {
+        match decl.name {
+            "Hash" => Some((self.config.max_hash_mib, "Hash (MiB)")),
+            "Threads" => Some((self.config.max_threads, "Threads")),
+            _ => None,
+        }
+    }
+
     /// The options this session offers, each with its type, range and
-    /// default (`Hash` and `Threads` within the session's caps).
+    /// default (a capped option within the session's cap; `Hash` at the
+    /// session's own default).
     fn option_kinds(&self) -> Vec<(&'static str, OptionKind)> {
         self.config
             .registry
             .iter()
             .map(|d| {
                 let mut kind = d.kind();
-                if let OptionKind::Spin { default, max, .. } = &mut kind {
+                if let (OptionKind::Spin { default, max, .. }, Some((cap, _))) =
+                    (&mut kind, self.cap(d))
+                {
+                    *max = (*max).min(cap as i64);
                     if d.name == "Hash" {
-                        *max = (*max).min(self.config.max_hash_mib as i64);
                         if let Some(h) = self.config.default_hash_mib {
                             *default = h as i64;
                         }
-                        *default = (*default).min(*max);
-                    } else if d.name == "Threads" {
-                        *max = (*max).min(self.config.max_threads as i64);
                     }
+                    *default = (*default).min(*max);
                 }
                 (d.name, kind)
             })
@@ -121,12 +132,7 @@ impl Session {
             return;
         }
         // the session's caps come before the option's own range
-        let cap = match decl.name {
-            "Hash" => Some((self.config.max_hash_mib, "Hash (MiB)")),
-            "Threads" => Some((self.config.max_threads, "Threads")),
-            _ => None,
-        };
-        if let Some((max, what)) = cap {
+        if let Some((max, what)) = self.cap(decl) {
             if value.trim().parse::<u64>().is_ok_and(|v| v > max as u64) {
                 out.push(Response::Error(format!(
                     "setoption: {what} is capped at {max} in this session"
