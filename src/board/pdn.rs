@@ -59,8 +59,11 @@ pub fn movetext(first_to_move: Color, moves: &[String], result: &str) -> String 
 pub struct PdnGame {
     /// Tag pairs in file order.
     pub tags: Vec<(String, String)>,
-    /// The moves, as written.
+    /// The moves, as written (without `!`/`?` marks).
     pub moves: Vec<String>,
+    /// The comment that follows each move (one entry per move, in order):
+    /// the text between the first `{` and `}` after it, before the next move.
+    pub comments: Vec<Option<String>>,
     /// The result token ending the movetext, if any.
     pub result: Option<String>,
 }
@@ -142,8 +145,9 @@ impl PdnGame {
     }
 }
 
-/// Reads every game of a PDN text: tags, movetext (move numbers, `{comments}`,
-/// `;` comments and `(variations)` skipped) and the result token.
+/// Reads every game of a PDN text: tags, movetext (move numbers, `!`/`?`
+/// marks and `$N` glyphs dropped, `;` comments and `(variations)` skipped,
+/// each move's `{comment}` kept) and the result token.
 pub fn parse_pdn(text: &str) -> Result<Vec<PdnGame>, ParsePdnError> {
     let mut games = Vec::new();
     let mut cur = PdnGame::default();
@@ -223,6 +227,7 @@ pub fn parse_pdn(text: &str) -> Result<Vec<PdnGame>, ParsePdnError> {
                 cur.tags.push((name, value));
             }
             '{' => {
+                let start = i + 1;
                 while i < chars.len() && chars[i] != '}' {
                     if chars[i] == '\n' {
                         line += 1;
@@ -231,6 +236,15 @@ pub fn parse_pdn(text: &str) -> Result<Vec<PdnGame>, ParsePdnError> {
                 }
                 if i == chars.len() {
                     return Err(err(line, "unterminated comment"));
+                }
+                if let Some(slot @ None) = cur.comments.last_mut() {
+                    *slot = Some(
+                        chars[start..i]
+                            .iter()
+                            .collect::<String>()
+                            .trim()
+                            .to_string(),
+                    );
                 }
                 i += 1;
             }
@@ -281,7 +295,11 @@ pub fn parse_pdn(text: &str) -> Result<Vec<PdnGame>, ParsePdnError> {
                 } else {
                     token.as_str()
                 };
-                if mv.is_empty() {
+                // marks of the move's quality, and numeric glyphs
+                let mv = mv.trim_end_matches(['!', '?']);
+                if mv.is_empty()
+                    || (mv.starts_with('$') && mv[1..].bytes().all(|b| b.is_ascii_digit()))
+                {
                     continue;
                 }
                 let is_move = mv.eq_ignore_ascii_case("pass")
@@ -291,6 +309,7 @@ pub fn parse_pdn(text: &str) -> Result<Vec<PdnGame>, ParsePdnError> {
                     return Err(err(line, &format!("unexpected token '{mv}'")));
                 }
                 cur.moves.push(mv.to_string());
+                cur.comments.push(None);
             }
         }
     }
@@ -323,12 +342,25 @@ mod tests {
         assert_eq!(g.len(), 2);
         assert_eq!(g[0].tag("event"), Some("a \"b\""));
         assert_eq!(g[0].moves, ["11-15", "22-18", "15x22"]);
+        assert_eq!(g[0].comments, [Some("good".to_string()), None, None]);
         assert_eq!(g[0].result.as_deref(), Some("2-0"));
         assert_eq!(g[1].moves, ["9-13"]);
         assert_eq!(g[1].result.as_deref(), Some("*"));
         g[0].replay().unwrap();
         assert!(parse_pdn("[Event x]").is_err());
         assert!(parse_pdn("1. hello").is_err());
+    }
+
+    #[test]
+    fn marks_and_glyphs_are_dropped_and_comments_kept_per_move() {
+        let text = "1. 11-15?! {+0.25/12 0.20s} 22-18 $1 2. 15x22?? {a}{b} 25x18! *\n";
+        let g = parse_pdn(text).unwrap().remove(0);
+        assert_eq!(g.moves, ["11-15", "22-18", "15x22", "25x18"]);
+        assert_eq!(
+            g.comments,
+            [Some("+0.25/12 0.20s".into()), None, Some("a".into()), None]
+        );
+        g.replay().unwrap();
     }
 
     #[test]

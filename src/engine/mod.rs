@@ -20,7 +20,8 @@
 //!   by the process's engines, read in the background.
 //! - `slot`: one front end's search as a state machine (idle, queued,
 //!   searching), shared by the kingme session, Hub and DXP.
-//! - `event`: what a search reports (`Event`, `Info`).
+//! - `event`: what a search reports (`Event`, `Info`); `move_comment`: what
+//!   an engine reported of its move, as a PDN comment (`{+0.25/12 0.20s}`).
 //! - `fault`: failures the unit tests inject.
 
 mod answer;
@@ -31,6 +32,7 @@ mod job;
 mod level;
 mod limits;
 mod mini;
+mod move_comment;
 mod option_decl;
 mod option_set;
 pub mod option_table;
@@ -47,6 +49,7 @@ pub use level::{levels_help, levels_table, Level, ParseLevelError};
 pub use limits::{GoLimits, GO_KEYS};
 use mini::mini_table_allowed;
 pub use mini::{allow_mini_table, mini_table, prepare_mini_table, MINI_TABLE_ENV};
+pub use move_comment::{MoveComment, ParseCommentError};
 pub use option_table::{EngineOption, EngineOptions};
 pub use options::{
     EngineError, DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_CONTEMPT,
