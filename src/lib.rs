@@ -72,6 +72,9 @@
 //!   labels a file's positions again by a deeper search); [`train`] fits
 //!   the pattern weights (`train::patterns`) and the network
 //!   (`train::network`) to them.
+//! - [`review`]: a finished game judged move by move (the loss in expected
+//!   result between the best move and the one played, the verdict it
+//!   earns, exact verdicts where the databases or the mini table know).
 //!
 //! Text goes in through `FromStr`/`parse_*` and out through `Display`.
 
@@ -109,6 +112,7 @@ pub mod dxp;
 pub mod openings;
 
 pub mod datagen;
+pub mod review;
 pub mod train;
 
 pub use board::{Color, Game, Move, MoveList, Position, Square, Variant};

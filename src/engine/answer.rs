@@ -1,5 +1,6 @@
-//! The one `BestMove` every search owes its caller, sent even when the search
-//! thread panics or cannot be started.
+//! The one answer every search owes its caller (`BestMove`, or a review's
+//! `ReviewDone`), sent even when the search thread panics or cannot be
+//! started.
 
 use super::Event;
 use crate::board::Move;
@@ -9,8 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// Where a search's events go, and whether its `BestMove` has gone.
 pub(super) struct Answer {
     on_event: Box<dyn FnMut(Event) + Send>,
-    /// Played when the search fails: the first legal move (`None`: there is none).
-    fallback: Option<Move>,
+    /// Sent when the search fails: the first legal move as the `BestMove`,
+    /// or an empty `ReviewDone`.
+    fallback: Event,
     answered: bool,
 }
 
@@ -22,6 +24,24 @@ impl Answer {
         on_event: Box<dyn FnMut(Event) + Send>,
         fallback: Option<Move>,
     ) -> SharedAnswer {
+        Answer::with_fallback(
+            on_event,
+            Event::BestMove {
+                mv: fallback,
+                ponder: None,
+            },
+        )
+    }
+
+    /// The answer of a review: a failed one ends with an empty `ReviewDone`.
+    pub(super) fn for_review(on_event: Box<dyn FnMut(Event) + Send>) -> SharedAnswer {
+        Answer::with_fallback(
+            on_event,
+            Event::ReviewDone(super::review::ReviewEnd::default()),
+        )
+    }
+
+    fn with_fallback(on_event: Box<dyn FnMut(Event) + Send>, fallback: Event) -> SharedAnswer {
         Arc::new(Mutex::new(Answer {
             on_event,
             fallback,
@@ -29,19 +49,19 @@ impl Answer {
         }))
     }
 
-    /// Passes `ev` on; nothing follows the `BestMove`, and only one is sent.
+    /// Passes `ev` on; nothing follows the answer, and only one is sent.
     pub(super) fn send(&mut self, ev: Event) {
         if self.answered {
             return;
         }
-        self.answered = matches!(ev, Event::BestMove { .. });
+        self.answered = matches!(ev, Event::BestMove { .. } | Event::ReviewDone(_));
         (self.on_event)(ev);
     }
 
-    /// Sends the fallback move if no `BestMove` has been sent.
+    /// Sends the fallback answer if none has been sent.
     pub(super) fn answer_with_fallback(&mut self) {
-        let mv = self.fallback;
-        self.send(Event::BestMove { mv, ponder: None });
+        let ev = self.fallback.clone();
+        self.send(ev);
     }
 }
 

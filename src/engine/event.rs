@@ -125,6 +125,11 @@ pub enum Event {
         /// Plies below the move its value comes from.
         depth: u32,
     },
+    /// One move judged by [`Engine::review`](super::Engine::review), as soon
+    /// as it is judged.
+    Reviewed(Box<crate::review::MoveReview>),
+    /// The answer of a review: exactly one, after its `Reviewed` events.
+    ReviewDone(super::review::ReviewEnd),
     /// The answer of [`Engine::perft`](super::Engine::perft): exactly one per count.
     Perft {
         /// Plies counted.

@@ -18,6 +18,7 @@ impl SearchHandle {
     /// Asks the search to end now; it still sends its `BestMove`.
     pub fn stop(&self) {
         self.control.hold.store(false, Ordering::SeqCst);
+        self.control.requested.store(true, Ordering::SeqCst);
         self.control.stop.store(true, Ordering::SeqCst);
     }
 

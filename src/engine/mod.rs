@@ -38,6 +38,7 @@ mod option_set;
 pub mod option_table;
 mod options;
 mod own_book;
+mod review;
 mod slot;
 mod tablebases;
 
@@ -55,6 +56,7 @@ pub use options::{
     EngineError, DEFAULT_EGDB_CACHE_MIB, DEFAULT_HASH_MIB, MAX_BOOK_VARIETY, MAX_CONTEMPT,
     MAX_EGDB_CACHE_MIB, MAX_EGDB_PIECES, MAX_HASH_MIB, MAX_MULTIPV, MAX_THREADS,
 };
+pub use review::ReviewEnd;
 pub use slot::{Phase, SearchId, SearchSlot, SlotToken, Stopped};
 pub use tablebases::open_tablebases;
 use tablebases::{describe_tablebase, open_builtin_tablebase, open_tablebase};
@@ -385,18 +387,14 @@ impl Engine {
     /// The search limits of a `go` of `pos` (the level's, the databases'),
     /// and whether the search should first wait for the mini table's build.
     fn limits_for(&mut self, limits: &GoLimits, pos: &Position) -> (search::SearchLimits, bool) {
-        let mut sl = self.options.search_limits(limits, pos);
+        let tb = match pos.variant() {
+            crate::board::Variant::English => self.tablebase(),
+            crate::board::Variant::Mini => None,
+        };
+        let sl = limits_with(&self.options, tb.as_ref(), limits, pos);
         let wait_for_table = sl.mini_table.is_none()
             && self.options.plays_from_mini_table(pos)
             && mini_table_allowed();
-        if pos.variant() == crate::board::Variant::English {
-            if let Some(tb) = self.tablebase() {
-                // the built-in slices of 6 pieces are not all of them: a
-                // position of a missing slice is evaluated
-                sl.egdb_pieces = self.options.egdb_pieces.min(tb.probe_pieces());
-                sl.egdb = Some(tb);
-            }
-        }
         (sl, wait_for_table)
     }
 
@@ -467,6 +465,26 @@ impl Engine {
         h.wait();
         rx.into_iter().collect()
     }
+}
+
+/// The search limits of `limits` in `pos` under `options`, with the
+/// databases `tb` (English).
+fn limits_with(
+    options: &EngineOptions,
+    tb: Option<&Arc<Tablebase>>,
+    limits: &GoLimits,
+    pos: &Position,
+) -> search::SearchLimits {
+    let mut sl = options.search_limits(limits, pos);
+    if pos.variant() == crate::board::Variant::English {
+        if let Some(tb) = tb {
+            // the built-in slices of 6 pieces are not all of them: a
+            // position of a missing slice is evaluated
+            sl.egdb_pieces = options.egdb_pieces.min(tb.probe_pieces());
+            sl.egdb = Some(Arc::clone(tb));
+        }
+    }
+    sl
 }
 
 /// The hashes of the game's positions that can still repeat, for the search.

@@ -101,6 +101,18 @@ impl Evaluator {
         })
     }
 
+    /// The scale that maps this evaluation's scores to expected results:
+    /// centi-men per unit of the logistic (`sigmoid(cp / scale)`), the `K`
+    /// it was trained with. A network's file records its own; the patterns
+    /// and the hand-set terms use [`DEFAULT_RESULT_SCALE`].
+    #[must_use]
+    pub fn result_scale(&self) -> f64 {
+        match self {
+            Evaluator::Network(n) => f64::from(n.scale),
+            Evaluator::Patterns(_) | Evaluator::Hand(_) => DEFAULT_RESULT_SCALE,
+        }
+    }
+
     /// A short description: `patterns (generation N, checksum X)` (the
     /// patterns: the text the protocol has always reported), `hand` or
     /// `network (...)`.
@@ -117,6 +129,10 @@ impl Evaluator {
         }
     }
 }
+
+/// The scale of an evaluation whose file records none: the `K` fitted to
+/// the shipped patterns' training data (src/eval/EVAL.md), rounded.
+pub const DEFAULT_RESULT_SCALE: f64 = 160.0;
 
 /// The evaluation of `pos` for its side to move, with the default evaluator.
 #[must_use]

@@ -9,6 +9,9 @@ use tokio::sync::mpsc;
 /// Engine events queued per session before progress lines start being dropped.
 pub const EVENT_QUEUE: usize = 1024;
 
+/// The longest a review waits for room in the queue for one judged move.
+pub const REVIEW_WAIT: Duration = Duration::from_secs(10);
+
 /// A new queue: the sending end for the searches, the receiving end for the
 /// driver.
 #[must_use]
@@ -23,17 +26,28 @@ pub struct EventSender(mpsc::Sender<Event>);
 
 impl EventSender {
     /// The callback a search reports through. One place in the queue is
-    /// always left for the search's answer (`BestMove`, `Perft`), so it is
-    /// never dropped; progress (`Info`, `Book`, `Trace`) is dropped when the
-    /// reader falls behind.
+    /// always left for the search's answer (`BestMove`, `Perft`,
+    /// `ReviewDone`), so it is never dropped; progress (`Info`, `Book`,
+    /// `Trace`) is dropped when the reader falls behind. A review's moves
+    /// are results, not progress: the review waits for the reader (up to
+    /// [`REVIEW_WAIT`] a move) rather than drop one.
     #[must_use]
     pub fn on_event(&self) -> Box<dyn FnMut(Event) + Send> {
         let tx = self.0.clone();
         Box::new(move |ev: Event| match ev {
-            Event::BestMove { .. } | Event::Perft { .. } => {
+            Event::BestMove { .. } | Event::Perft { .. } | Event::ReviewDone(_) => {
                 let _ = tx.try_send(ev);
             }
             Event::Info(_) | Event::Book { .. } | Event::Trace(_) => {
+                if tx.capacity() > 1 {
+                    let _ = tx.try_send(ev);
+                }
+            }
+            Event::Reviewed(_) => {
+                let deadline = Instant::now() + REVIEW_WAIT;
+                while tx.capacity() <= 1 && !tx.is_closed() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 if tx.capacity() > 1 {
                     let _ = tx.try_send(ev);
                 }

@@ -300,7 +300,7 @@ impl HubSession {
                 // the search thread has sent its last event: joining is immediate
                 self.search.answer();
             }
-            Event::Trace(_) | Event::Perft { .. } => {}
+            Event::Trace(_) | Event::Perft { .. } | Event::Reviewed(_) | Event::ReviewDone(_) => {}
         }
     }
 }

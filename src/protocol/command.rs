@@ -67,6 +67,9 @@ pub enum Command {
     Perft(u32),
     /// `eval`: the static evaluation of the current position.
     Eval,
+    /// `review [movetime MS] [depth N] [nodes N] [side black|white|both]`:
+    /// judge every move of the current game, one search a position.
+    Review(ReviewParams),
     /// `auth <token>`: log in to a server started with `--token`. Its
     /// `Debug` hides the token.
     Auth(Token),
@@ -84,6 +87,41 @@ pub enum StartPos {
 /// The arguments of `go`: the engine's [`GoLimits`](crate::engine::GoLimits)
 /// with the `searchmoves` as sent (checked against the rules by the session).
 pub type GoParams = crate::engine::GoLimits<String>;
+
+/// The arguments of `review`: each position's search limits (without
+/// any, [`REVIEW_DEFAULT_MOVETIME_MS`] a position) and whose moves are judged.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ReviewParams {
+    /// Time per position.
+    pub movetime: Option<std::time::Duration>,
+    /// Depth per position.
+    pub depth: Option<u32>,
+    /// Nodes per position.
+    pub nodes: Option<u64>,
+    /// Whose moves are judged.
+    pub side: crate::review::Sides,
+}
+
+/// Milliseconds a position of `review` is searched when no limit is given.
+pub const REVIEW_DEFAULT_MOVETIME_MS: u64 = 500;
+
+impl ReviewParams {
+    /// The search limits of one position.
+    #[must_use]
+    pub fn limits(&self) -> crate::engine::GoLimits {
+        let none = self.movetime.is_none() && self.depth.is_none() && self.nodes.is_none();
+        crate::engine::GoLimits {
+            movetime: if none {
+                Some(std::time::Duration::from_millis(REVIEW_DEFAULT_MOVETIME_MS))
+            } else {
+                self.movetime
+            },
+            depth: self.depth,
+            nodes: self.nodes,
+            ..crate::engine::GoLimits::default()
+        }
+    }
+}
 
 /// Largest `analyze N` (the MultiPV option's range).
 pub const MAX_ANALYZE_LINES: u32 = 64;
@@ -189,6 +227,22 @@ impl fmt::Display for Command {
             Command::Undo => f.write_str("undo"),
             Command::Perft(d) => write!(f, "perft {d}"),
             Command::Eval => f.write_str("eval"),
+            Command::Review(p) => {
+                f.write_str("review")?;
+                if let Some(t) = p.movetime {
+                    write!(f, " movetime {}", t.as_millis())?;
+                }
+                if let Some(d) = p.depth {
+                    write!(f, " depth {d}")?;
+                }
+                if let Some(n) = p.nodes {
+                    write!(f, " nodes {n}")?;
+                }
+                if p.side != crate::review::Sides::Both {
+                    write!(f, " side {}", p.side)?;
+                }
+                Ok(())
+            }
             Command::Auth(t) => write!(f, "auth {}", t.as_str()),
         }
     }

@@ -15,6 +15,7 @@ mod command;
 mod parse;
 mod response;
 mod response_parse;
+mod response_review;
 mod session;
 mod token;
 
@@ -22,8 +23,8 @@ pub use crate::engine::option_table as options;
 /// The events a [`Session`]'s searches send, as [`Session::new`] returns them.
 pub use crate::frontend::Events;
 pub use command::{
-    Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
-    MAX_PERFT_DEPTH,
+    Command, GoParams, ParseCommandError, ReviewParams, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
+    MAX_PERFT_DEPTH, REVIEW_DEFAULT_MOVETIME_MS,
 };
 pub use options::{
     parse_bool, parse_option, set_option, OptionDecl, OptionError, OptionKind, OptionValue,

@@ -5,7 +5,7 @@
 //! of falling back to "unknown command".
 
 use super::command::{
-    Command, GoParams, ParseCommandError, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
+    Command, GoParams, ParseCommandError, ReviewParams, StartPos, MAX_ANALYZE_LINES, MAX_GO_DEPTH,
     MAX_PERFT_DEPTH,
 };
 use super::token::Token;
@@ -371,6 +371,71 @@ fn analyze_args(i: &str) -> Res<'_, Command> {
     Ok((r, Command::Analyze(Some(n))))
 }
 
+fn review_args(i: &str) -> Res<'_, Command> {
+    let mut p = ReviewParams::default();
+    let mut side = false;
+    let mut r = i;
+    loop {
+        let (rest, _) = space0(r)?;
+        if rest.is_empty() {
+            return Ok((rest, Command::Review(p)));
+        }
+        let at = rest;
+        let (rest, key) = word(rest)?;
+        let once = |taken: bool| {
+            if taken {
+                fail(at, "each review limit at most once")
+            } else {
+                Ok((rest, ()))
+            }
+        };
+        r = match key.to_ascii_lowercase().as_str() {
+            "movetime" => {
+                once(p.movetime.is_some())?;
+                let what = "milliseconds from 1 after movetime";
+                let (rest2, n) = number::<u64>(what)(rest)?;
+                if n == 0 {
+                    return fail(rest.trim_start(), what);
+                }
+                p.movetime = Some(std::time::Duration::from_millis(n));
+                rest2
+            }
+            "depth" => {
+                once(p.depth.is_some())?;
+                let what: &'static str = &GO_DEPTH;
+                let (rest2, d) = number::<u32>(what)(rest)?;
+                if d == 0 || d > MAX_GO_DEPTH {
+                    return fail(rest.trim_start(), what);
+                }
+                p.depth = Some(d);
+                rest2
+            }
+            "nodes" => {
+                once(p.nodes.is_some())?;
+                let what = "a node count from 1 to 2^64-1 after nodes";
+                let (rest2, n) = number::<u64>(what)(rest)?;
+                if n == 0 {
+                    return fail(rest.trim_start(), what);
+                }
+                p.nodes = Some(n);
+                rest2
+            }
+            "side" => {
+                once(side)?;
+                side = true;
+                let what = "black, white or both after side";
+                let (rest2, w) = word(rest).or_else(|_| fail(rest.trim_start(), what))?;
+                p.side = match w.parse() {
+                    Ok(s) => s,
+                    Err(_) => return fail(rest.trim_start(), what),
+                };
+                rest2
+            }
+            _ => return fail(at, "movetime, depth, nodes or side"),
+        };
+    }
+}
+
 fn perft_args(i: &str) -> Res<'_, Command> {
     let what: &'static str = &PERFT_DEPTH;
     let (r, d) = number::<u32>(what)(i)?;
@@ -432,6 +497,7 @@ pub(crate) fn command(line: &str) -> Result<Command, ParseCommandError> {
         "play" => ("play", play_args(args)),
         "undo" => ("undo", bare(Command::Undo)(args)),
         "perft" => ("perft", perft_args(args)),
+        "review" => ("review", review_args(args)),
         "eval" => ("eval", bare(Command::Eval)(args)),
         "auth" => ("auth", auth_args(args)),
         _ => return Err(ParseCommandError::Unknown(shorten(head, 40))),

@@ -94,6 +94,14 @@ pub enum Response {
     },
     /// The command list for people, with the options of this registry.
     Help(Registry),
+    /// `review ply <N> move <m> verdict <v> loss <L> best <m> score <s>
+    /// played <s> depth <N> nodes <N> time <ms> [forced] [exact] pv <m> ...
+    /// [note <words>]`: one move of a review, judged.
+    Review(Box<crate::review::MoveReview>),
+    /// `reviewdone complete|stopped black <figures> white <figures>`: the
+    /// review is over; each side's moves judged, expected result lost and
+    /// count of each verdict.
+    ReviewDone(crate::engine::ReviewEnd),
     /// `authok`: the token was right.
     AuthOk,
     /// `error <text>`: the line had no effect (except where the spec says).
@@ -330,6 +338,8 @@ impl fmt::Display for Response {
             }
             Response::Help(r) if std::ptr::eq(*r, REGISTRY) => f.write_str(help_text()),
             Response::Help(r) => f.write_str(&help_text_for(r)),
+            Response::Review(r) => super::response_review::write_review(f, r),
+            Response::ReviewDone(end) => super::response_review::write_review_done(f, end),
             Response::AuthOk => f.write_str("authok"),
             Response::Error(e) => write!(f, "error {e}"),
             Response::Refused(r) => write!(f, "error {r}"),

@@ -34,24 +34,24 @@ impl FromStr for Response {
 }
 
 /// The words of a line, consumed left to right.
-struct Words<'a> {
+pub(super) struct Words<'a> {
     line: &'a str,
     rest: &'a str,
 }
 
 impl<'a> Words<'a> {
-    fn new(line: &'a str) -> Words<'a> {
+    pub(super) fn new(line: &'a str) -> Words<'a> {
         Words { line, rest: line }
     }
 
-    fn error(&self, reason: impl Into<String>) -> ParseResponseError {
+    pub(super) fn error(&self, reason: impl Into<String>) -> ParseResponseError {
         ParseResponseError {
             line: super::shorten(self.line, 80),
             reason: reason.into(),
         }
     }
 
-    fn next(&mut self) -> Option<&'a str> {
+    pub(super) fn next(&mut self) -> Option<&'a str> {
         let t = self.rest.trim_start_matches(' ');
         if t.is_empty() {
             self.rest = t;
@@ -63,31 +63,31 @@ impl<'a> Words<'a> {
     }
 
     /// The rest of the line after one blank (may be empty).
-    fn rest(&mut self) -> &'a str {
+    pub(super) fn rest(&mut self) -> &'a str {
         let r = self.rest.strip_prefix(' ').unwrap_or(self.rest);
         self.rest = "";
         r
     }
 
-    fn word(&mut self, what: &str) -> Result<&'a str, ParseResponseError> {
+    pub(super) fn word(&mut self, what: &str) -> Result<&'a str, ParseResponseError> {
         self.next()
             .ok_or_else(|| self.error(format!("{what} missing")))
     }
 
-    fn keyword(&mut self, kw: &str) -> Result<(), ParseResponseError> {
+    pub(super) fn keyword(&mut self, kw: &str) -> Result<(), ParseResponseError> {
         match self.next() {
             Some(w) if w == kw => Ok(()),
             _ => Err(self.error(format!("'{kw}' expected"))),
         }
     }
 
-    fn number<T: FromStr>(&mut self, what: &str) -> Result<T, ParseResponseError> {
+    pub(super) fn number<T: FromStr>(&mut self, what: &str) -> Result<T, ParseResponseError> {
         let w = self.word(what)?;
         w.parse()
             .map_err(|_| self.error(format!("{what}: '{w}' is not a number")))
     }
 
-    fn end(&mut self) -> Result<(), ParseResponseError> {
+    pub(super) fn end(&mut self) -> Result<(), ParseResponseError> {
         match self.next() {
             None => Ok(()),
             Some(w) => Err(self.error(format!("unexpected '{w}'"))),
@@ -95,11 +95,15 @@ impl<'a> Words<'a> {
     }
 }
 
-fn parse_move(w: &mut Words<'_>, variant: Variant, text: &str) -> Result<Move, ParseResponseError> {
+pub(super) fn parse_move(
+    w: &mut Words<'_>,
+    variant: Variant,
+    text: &str,
+) -> Result<Move, ParseResponseError> {
     Move::from_text(variant, text).map_err(|e| w.error(e.to_string()))
 }
 
-fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
+pub(super) fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
     let kind = w.word("score")?;
     let text = if kind == "draw" {
         kind.to_string()
@@ -110,7 +114,10 @@ fn parse_score(w: &mut Words<'_>) -> Result<Score, ParseResponseError> {
         .map_err(|e: crate::search::ParseScoreError| w.error(e.to_string()))
 }
 
-fn parse_moves(w: &mut Words<'_>, variant: Variant) -> Result<Vec<Move>, ParseResponseError> {
+pub(super) fn parse_moves(
+    w: &mut Words<'_>,
+    variant: Variant,
+) -> Result<Vec<Move>, ParseResponseError> {
     let mut moves = Vec::new();
     while let Some(t) = w.next() {
         moves.push(parse_move(w, variant, t)?);
@@ -439,6 +446,12 @@ impl Response {
             "eval" => {
                 w.keyword("score")?;
                 Response::Eval(parse_score(&mut w)?)
+            }
+            "review" => Response::Review(Box::new(super::response_review::parse_review(
+                &mut w, variant,
+            )?)),
+            "reviewdone" => {
+                Response::ReviewDone(super::response_review::parse_review_done(&mut w)?)
             }
             "error" => return Ok(parse_error(w.rest())),
             other => return Err(w.error(format!("unknown response '{other}'"))),

@@ -79,6 +79,8 @@ enum Purpose {
     Hint(Option<Score>),
     /// `perft N`: answered by its count instead of a move.
     Perft(u32),
+    /// `review`: answered by `review` lines and `reviewdone`.
+    Review(crate::review::Sides),
 }
 
 /// One client's protocol state: its game, its engine and options, its search.
@@ -236,6 +238,7 @@ impl Session {
                 None => out.push(Response::Error("undo: no move to take back".into())),
             },
             Command::Perft(d) => self.perft(d, out),
+            Command::Review(p) => self.review(&p, out),
             Command::Eval => {
                 let pos = *self.game.position();
                 let s = self.engine().evaluate(&pos);
@@ -273,6 +276,12 @@ impl Session {
             Event::BestMove { mv, ponder } => {
                 if let Some(purpose) = self.search.answer() {
                     self.finish(purpose, mv, ponder, out);
+                }
+            }
+            Event::Reviewed(r) => out.push(Response::Review(r)),
+            Event::ReviewDone(end) => {
+                if self.search.answer().is_some() {
+                    out.push(Response::ReviewDone(end));
                 }
             }
             Event::Perft {

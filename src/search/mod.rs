@@ -129,8 +129,12 @@ impl SearchLimits {
 /// Flags shared between the controller and the search threads.
 #[derive(Debug, Default)]
 pub struct Control {
-    /// Set to end the search.
+    /// Set to end the search (by the caller, or by the search itself when
+    /// its limits are reached).
     pub stop: AtomicBool,
+    /// Set by the caller only, with `stop`: the end was asked for (a
+    /// sequence of searches on one control, a review, ends with it).
+    pub requested: AtomicBool,
     /// While set, time limits are suspended (ponder / infinite).
     pub hold: AtomicBool,
     /// Microseconds since the start at which the clock started (ponderhit).

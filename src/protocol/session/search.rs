@@ -6,7 +6,7 @@ use super::{Purpose, Session};
 use crate::board::Move;
 use crate::engine::{GoLimits, Phase, Score, SlotToken};
 use crate::frontend::SlotGrant;
-use crate::protocol::command::GoParams;
+use crate::protocol::command::{GoParams, ReviewParams};
 use crate::protocol::Response;
 use std::sync::Arc;
 use std::time::Instant;
@@ -153,6 +153,23 @@ impl Session {
         }
     }
 
+    /// `review ...`: every move of the game judged, one search a position
+    /// (one search for the server's slots and time limit).
+    pub(super) fn review(&mut self, p: &ReviewParams, out: &mut Vec<Response>) {
+        let n = self.game.moves().len();
+        if n == 0 {
+            out.push(Response::Error(
+                "review: the game has no moves; send position ... moves ... first".into(),
+            ));
+            return;
+        }
+        out.push(Response::InfoString(format!(
+            "review of {n} moves, {} positions",
+            n + 1
+        )));
+        self.start_search(p.limits(), Purpose::Review(p.side), out);
+    }
+
     /// Starts a search now, or queues it when its server has no slot free.
     pub(super) fn start_search(
         &mut self,
@@ -186,6 +203,13 @@ impl Session {
             Purpose::Perft(depth) => self
                 .engine()
                 .perft(game.position(), depth, budget, on_event),
+            Purpose::Review(sides) => {
+                let settings = crate::review::ReviewSettings {
+                    sides,
+                    ..crate::review::ReviewSettings::default()
+                };
+                self.engine().review(&game, limits, settings, on_event)
+            }
             _ => self.engine().go(&game, limits.clone(), on_event),
         };
         self.overtime = false;
@@ -201,6 +225,10 @@ impl Session {
     ) {
         if let Purpose::Hint(score) = purpose {
             out.push(Response::Hint { mv, score });
+            return;
+        }
+        if let Purpose::Review(_) = purpose {
+            out.push(Response::ReviewDone(crate::engine::ReviewEnd::default()));
             return;
         }
         if let Purpose::Perft(_) = purpose {

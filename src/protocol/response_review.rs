@@ -1,0 +1,170 @@
+//! The lines of a review: `review ...`, one judged move, and `reviewdone
+//! ...`, its end with each side's figures; written and read back.
+
+use super::response_parse::{parse_move, parse_score, ParseResponseError, Words};
+use crate::board::{Color, Variant};
+use crate::engine::ReviewEnd;
+use crate::review::{Exact, MoveReview, SideSummary, Verdict};
+use std::fmt;
+use std::time::Duration;
+
+/// `review ply 12 move 11-15 verdict mistake loss 0.0840 best 9-13 score
+/// cp 20 played cp -40 depth 14 nodes 5000 time 100 pv 9-13 22-18`; the
+/// flags `forced` and `exact` before `pv`, and `note <words>` last when
+/// the verdict is exact.
+pub(super) fn write_review(f: &mut fmt::Formatter<'_>, r: &MoveReview) -> fmt::Result {
+    write!(
+        f,
+        "review ply {} move {} verdict {} loss {:.4} best {} score {} played {} depth {} nodes {} time {}",
+        r.ply,
+        r.played,
+        r.verdict,
+        r.loss,
+        r.best,
+        r.best_score,
+        r.played_score,
+        r.depth,
+        r.nodes,
+        r.time.as_millis()
+    )?;
+    if r.forced {
+        f.write_str(" forced")?;
+    }
+    if r.exact.is_some() {
+        f.write_str(" exact")?;
+    }
+    f.write_str(" pv")?;
+    for m in &r.pv {
+        write!(f, " {m}")?;
+    }
+    if let Some(e) = &r.exact {
+        write!(f, " note {}", e.words())?;
+    }
+    Ok(())
+}
+
+fn write_side(f: &mut fmt::Formatter<'_>, name: &str, s: &SideSummary) -> fmt::Result {
+    write!(f, " {name} moves {} lost {:.4}", s.moves, s.total_loss)?;
+    for v in Verdict::ALL {
+        write!(f, " {v} {}", s.count(v))?;
+    }
+    Ok(())
+}
+
+/// `reviewdone complete black moves 20 lost 0.2460 best 12 good 5
+/// inaccuracy 1 mistake 1 blunder 1 white moves ...`.
+pub(super) fn write_review_done(f: &mut fmt::Formatter<'_>, end: &ReviewEnd) -> fmt::Result {
+    f.write_str(if end.complete {
+        "reviewdone complete"
+    } else {
+        "reviewdone stopped"
+    })?;
+    write_side(f, "black", &end.black)?;
+    write_side(f, "white", &end.white)
+}
+
+pub(super) fn parse_review(
+    w: &mut Words<'_>,
+    variant: Variant,
+) -> Result<MoveReview, ParseResponseError> {
+    w.keyword("ply")?;
+    let ply: usize = w.number("ply")?;
+    w.keyword("move")?;
+    let t = w.word("move")?;
+    let played = parse_move(w, variant, t)?;
+    w.keyword("verdict")?;
+    let t = w.word("verdict")?;
+    let verdict: Verdict = t
+        .parse()
+        .map_err(|e: crate::review::verdict::ParseVerdictError| w.error(e.to_string()))?;
+    w.keyword("loss")?;
+    let loss: f64 = w.number("loss")?;
+    if !(0.0..=1.0).contains(&loss) {
+        return Err(w.error("loss outside 0 to 1"));
+    }
+    w.keyword("best")?;
+    let t = w.word("best move")?;
+    let best = parse_move(w, variant, t)?;
+    w.keyword("score")?;
+    let best_score = parse_score(w)?;
+    w.keyword("played")?;
+    let played_score = parse_score(w)?;
+    w.keyword("depth")?;
+    let depth = w.number("depth")?;
+    w.keyword("nodes")?;
+    let nodes = w.number("nodes")?;
+    w.keyword("time")?;
+    let time = Duration::from_millis(w.number("time")?);
+    let (mut forced, mut exact) = (false, false);
+    loop {
+        match w.word("pv")? {
+            "forced" if !forced && !exact => forced = true,
+            "exact" if !exact => exact = true,
+            "pv" => break,
+            other => return Err(w.error(format!("unexpected '{other}'"))),
+        }
+    }
+    // the pv runs to the note, which is said again from the values
+    let mut pv = Vec::new();
+    while let Some(t) = w.next() {
+        if t == "note" {
+            let _ = w.rest();
+            break;
+        }
+        pv.push(parse_move(w, variant, t)?);
+    }
+    // the mover is the side to move `ply` plies in: unknown without the
+    // game, so the line's reader takes it from the game; Black by default
+    Ok(MoveReview {
+        ply,
+        mover: Color::Black,
+        played,
+        best,
+        best_score,
+        played_score,
+        loss,
+        verdict,
+        exact: exact.then_some(Exact {
+            before: best_score,
+            after: played_score,
+        }),
+        forced,
+        depth,
+        pv,
+        nodes,
+        time,
+    })
+}
+
+fn parse_side(w: &mut Words<'_>, name: &str) -> Result<SideSummary, ParseResponseError> {
+    w.keyword(name)?;
+    w.keyword("moves")?;
+    let moves = w.number("moves")?;
+    w.keyword("lost")?;
+    let total_loss: f64 = w.number("lost")?;
+    let mut counts = [0; 5];
+    for (v, c) in Verdict::ALL.into_iter().zip(counts.iter_mut()) {
+        w.keyword(v.word())?;
+        *c = w.number(v.word())?;
+    }
+    Ok(SideSummary {
+        moves,
+        total_loss,
+        counts,
+    })
+}
+
+pub(super) fn parse_review_done(w: &mut Words<'_>) -> Result<ReviewEnd, ParseResponseError> {
+    let complete = match w.word("complete or stopped")? {
+        "complete" => true,
+        "stopped" => false,
+        other => return Err(w.error(format!("'{other}': complete or stopped expected"))),
+    };
+    let black = parse_side(w, "black")?;
+    let white = parse_side(w, "white")?;
+    Ok(ReviewEnd {
+        complete,
+        black,
+        white,
+    })
+}
