@@ -193,6 +193,8 @@ kingme commands (one per line; words in <> are yours to fill in):
                                when known) | the static evaluation
   play <move> | undo           play a move (11-15, 22x15x8, pass) | take one back
   perft <N>                    count the move tree N plies deep
+  review [movetime MS] [depth N] [nodes N] [side black|white|both]
+                               judge every move of the game: review lines, then reviewdone
   auth <token>                 log in, when the server asks for a token
   quit                         close the session
 While a search runs only stop, ponderhit, isready and quit are accepted.";
