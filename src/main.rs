@@ -82,6 +82,10 @@ enum Command {
     /// positions: training data for what the engine evaluates past the
     /// databases it probes.
     Endings(EndingsArgs),
+    /// Review the games of a PDN file: every move judged by the engine (best,
+    /// good, inaccuracy, mistake, blunder), exactly where the databases or the
+    /// solved mini game know; a table, and --json and --pdn files.
+    Review(cli::review::ReviewArgs),
 }
 
 /// `builtin`, `hand` or a weights file, as the EvalFile option takes.
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
         Some(Command::Train(a)) => cli::train::run_train(&a),
         Some(Command::Rescore(a)) => cli::rescore::run_rescore(&a),
         Some(Command::Endings(a)) => cli::endings::run_endings(&a),
+        Some(Command::Review(a)) => cli::review::run_review(&a),
         None => cli::serve::run_server(&cli.serve),
     };
     match res {

@@ -27,6 +27,7 @@ fn best_of(events: &[Event]) -> (Option<Move>, Option<Score>, u64) {
             }
             Event::Trace(_) | Event::Book { .. } => {}
             Event::Perft { .. } => panic!("a perft answer to a search"),
+            Event::Reviewed(_) | Event::ReviewDone(_) => panic!("a review answer to a search"),
         }
     }
     assert_eq!(bestmoves, 1, "exactly one BestMove per search");

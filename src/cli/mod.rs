@@ -10,6 +10,7 @@ pub(crate) mod egdb;
 pub(crate) mod endings;
 pub(crate) mod perft;
 pub(crate) mod rescore;
+pub(crate) mod review;
 pub(crate) mod serve;
 mod signals;
 pub(crate) mod solve;

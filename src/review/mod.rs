@@ -9,9 +9,13 @@
 //!   [`PositionSearch`] and [`ExactValues`], into [`MoveReview`]s.
 //! - `exact`: the [`Oracle`] of exact values (databases, mini table).
 //! - `summary`: each side's and each player's figures.
+//! - [`json`]: the review as JSON, its schema and reader; `pdn`: the game
+//!   annotated as PDN.
 
 mod exact;
+pub mod json;
 mod judge;
+mod pdn;
 mod summary;
 pub mod verdict;
 
@@ -20,5 +24,6 @@ pub use judge::{
     review_game, ExactValues, MoveReview, NoExactValues, Order, ParseSidesError, PositionSearch,
     ReviewSettings, Searched, Sides,
 };
+pub use pdn::annotated_movetext;
 pub use summary::{PlayerSummary, SideSummary};
 pub use verdict::{expected, Exact, Thresholds, Verdict};
