@@ -72,6 +72,30 @@ fn session_responses(variant: Variant) -> Vec<Response> {
         s.handle_line(l.as_bytes(), &mut out);
     }
     finish_search(&mut s, &mut events, &mut out);
+    // a review of two moves, Black's and White's
+    let mut reply = Vec::new();
+    for l in [
+        format!("position startpos moves {first}"),
+        "go depth 1".into(),
+    ] {
+        s.handle_line(l.as_bytes(), &mut reply);
+        finish_search(&mut s, &mut events, &mut reply);
+    }
+    let second = reply
+        .iter()
+        .find_map(|r| match r {
+            Response::BestMove { mv: Some(m), .. } => Some(*m),
+            _ => None,
+        })
+        .expect("a reply");
+    out.extend(reply);
+    for l in [
+        format!("position startpos moves {first} {second}"),
+        "review nodes 300".to_string(),
+    ] {
+        s.handle_line(l.as_bytes(), &mut out);
+        finish_search(&mut s, &mut events, &mut out);
+    }
     out
 }
 
@@ -80,8 +104,24 @@ fn every_response_of_a_session_round_trips() {
     for variant in Variant::ALL {
         let out = session_responses(variant);
         for kind in [
-            "Id", "Option", "HelloOk", "ReadyOk", "Board", "Moves", "Eval", "Perft", "Info",
-            "Trace", "BestMove", "Played", "Undone", "Error", "Help", "Refused",
+            "Id",
+            "Option",
+            "HelloOk",
+            "ReadyOk",
+            "Board",
+            "Moves",
+            "Eval",
+            "Perft",
+            "Info",
+            "Trace",
+            "BestMove",
+            "Played",
+            "Undone",
+            "Error",
+            "Help",
+            "Refused",
+            "Review",
+            "ReviewDone",
         ] {
             assert!(
                 out.iter().any(|r| format!("{r:?}").starts_with(kind)),
@@ -93,7 +133,19 @@ fn every_response_of_a_session_round_trips() {
             let text = r.to_string();
             let back = Response::parse_in(variant, &text).map(|b| b.to_string());
             assert_eq!(back.as_deref(), Ok(text.as_str()));
+            // a review's lines read back to the same values
+            if let Response::Review(_) | Response::ReviewDone(_) = r {
+                assert_eq!(Response::parse_in(variant, &text).as_ref(), Ok(r), "{text}");
+            }
         }
+        let movers: Vec<_> = out
+            .iter()
+            .filter_map(|r| match r {
+                Response::Review(m) => Some(m.mover),
+                _ => None,
+            })
+            .collect();
+        assert!(movers.contains(&Color::White), "{variant}: {movers:?}");
     }
 }
 

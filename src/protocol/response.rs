@@ -94,7 +94,7 @@ pub enum Response {
     },
     /// The command list for people, with the options of this registry.
     Help(Registry),
-    /// `review ply <N> move <m> verdict <v> loss <L> best <m> score <s>
+    /// `review ply <N> by <side> move <m> verdict <v> loss <L> best <m> score <s>
     /// played <s> depth <N> nodes <N> time <ms> [forced] [exact] pv <m> ...
     /// [note <words>]`: one move of a review, judged.
     Review(Box<crate::review::MoveReview>),

@@ -8,15 +8,16 @@ use crate::review::{Exact, MoveReview, SideSummary, Verdict};
 use std::fmt;
 use std::time::Duration;
 
-/// `review ply 12 move 11-15 verdict mistake loss 0.0840 best 9-13 score
+/// `review ply 12 by black move 11-15 verdict mistake loss 0.0840 best 9-13 score
 /// cp 20 played cp -40 depth 14 nodes 5000 time 100 pv 9-13 22-18`; the
 /// flags `forced` and `exact` before `pv`, and `note <words>` last when
 /// the verdict is exact.
 pub(super) fn write_review(f: &mut fmt::Formatter<'_>, r: &MoveReview) -> fmt::Result {
     write!(
         f,
-        "review ply {} move {} verdict {} loss {:.4} best {} score {} played {} depth {} nodes {} time {}",
+        "review ply {} by {} move {} verdict {} loss {:.4} best {} score {} played {} depth {} nodes {} time {}",
         r.ply,
+        r.mover,
         r.played,
         r.verdict,
         r.loss,
@@ -69,6 +70,12 @@ pub(super) fn parse_review(
 ) -> Result<MoveReview, ParseResponseError> {
     w.keyword("ply")?;
     let ply: usize = w.number("ply")?;
+    w.keyword("by")?;
+    let mover = match w.word("mover")? {
+        "black" => Color::Black,
+        "white" => Color::White,
+        other => return Err(w.error(format!("'{other}': black or white expected"))),
+    };
     w.keyword("move")?;
     let t = w.word("move")?;
     let played = parse_move(w, variant, t)?;
@@ -113,11 +120,9 @@ pub(super) fn parse_review(
         }
         pv.push(parse_move(w, variant, t)?);
     }
-    // the mover is the side to move `ply` plies in: unknown without the
-    // game, so the line's reader takes it from the game; Black by default
     Ok(MoveReview {
         ply,
-        mover: Color::Black,
+        mover,
         played,
         best,
         best_score,
