@@ -46,6 +46,12 @@ export function reviewHint() {
   return e ? { best: e.best, played: e.move } : null;
 }
 
+/** A review limit (`movetime 300`) in the words of its choice in the page (`0.3 s`). */
+function limitWords(limit) {
+  const choice = [...$('review-limit').options].find((o) => o.value === limit);
+  return choice ? choice.textContent.replace(/ \(.*\)$/, '') : limit;
+}
+
 const VERDICT_ROWS = ['inaccuracy', 'mistake', 'blunder', 'good', 'best'];
 
 /** Draws the review panel from S. */
@@ -68,7 +74,7 @@ export function renderReview() {
     };
     $('review-count').textContent = words[r.state];
   }
-  $('review-when').textContent = r ? `${r.limit} a move` : '';
+  $('review-when').textContent = r ? `${limitWords(r.limit)} a move` : '';
   document.body.dataset.review = r ? r.state : 'none';
 
   const figures = $('review-figures');

@@ -85,7 +85,8 @@ test('Review marks the bad moves on the graph and in the move list, with each si
     return { side: m.dataset.side, verdict: m.dataset.verdict, fill: getComputedStyle(c).fill, stroke: getComputedStyle(c).stroke, r: Number(c.getAttribute('r')) };
   }));
   const fills = new Map(look.map((l) => [l.side, l.fill]));
-  if (fills.size === 2) assert.notEqual(fills.get('B'), fills.get('W'));
+  assert.equal(fills.size, 2, 'both sides have marks (Black\'s 12-16 loses a man too)');
+  assert.notEqual(fills.get('B'), fills.get('W'));
   for (const a of look) {
     for (const b of look) {
       if (a.verdict === 'blunder' && b.verdict !== 'blunder') {
@@ -112,6 +113,7 @@ test('Review marks the bad moves on the graph and in the move list, with each si
   assert.equal(Number(m[8]), 6);
   assert.ok(Number(m[14]) >= 1, 'White blundered at least once');
   assert.match(await page.textContent('#review-count'), /^Reviewed 13 moves$/);
+  assert.equal(await page.textContent('#review-when'), '20,000 nodes a move');
   assert.equal(await page.getAttribute('#graph', 'data-points'), '14', 'the review scored every position');
 
   // The mark of 14-9: the position before it, the better move drawn, the line expected.
