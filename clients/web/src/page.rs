@@ -24,7 +24,7 @@ pub const FILES: &[(&str, &str, &str)] = page_files! {
     HTML: "index.html";
     CSS: "style.css";
     JS: "app.js", "protocol.js", "game.js", "play.js", "clock.js", "pdn.js", "record.js",
-        "board.js", "graph.js", "analysis.js", "view.js", "controls.js";
+        "board.js", "graph.js", "analysis.js", "review.js", "view.js", "controls.js";
 };
 
 /// The body and content type of the file served at `/{name}`.

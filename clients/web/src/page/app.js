@@ -5,11 +5,12 @@
 // Modules, in the order data flows:
 // - protocol.js  the WebSocket client (requests, searches) and reply parsers
 // - game.js      the state: the record, the position shown, score helpers
-// - play.js      the game with the engine: moves, searches, stepping, analysis, clock
+// - play.js      the game with the engine: moves, searches, stepping, analysis, review, clock
 // - clock.js     the game clock
 // - pdn.js       PDN text in and out; record.js loads and downloads records
 // - board.js     the board drawing; graph.js the evaluation graph;
-//                analysis.js the analysis panel
+//                analysis.js the analysis panel; review.js the review panel
+//                and the marks of a review
 // - view.js      the view as play.js and record.js call it (controls.js fills it)
 // - controls.js  input (squares, keys, buttons) and rendering of the page
 // - app.js       this file: start-up and the connection

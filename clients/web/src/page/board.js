@@ -1,7 +1,9 @@
 // Board drawing: the SVG squares and pieces of the position shown, the
-// highlights of the move being entered, and square geometry for the keyboard.
+// highlights of the move being entered, a review's better move (an arrow),
+// and square geometry for the keyboard.
 import { S, COLOR_NAME, humanToMove } from './game.js';
 import { parseMove } from './protocol.js';
+import { reviewHint } from './review.js';
 
 export const SVG = 'http://www.w3.org/2000/svg';
 const CELL = 100;
@@ -19,6 +21,7 @@ export const toView = ({ row, col }) => (isFlipped() ? { row: S.size - 1 - row, 
 export const fromView = toView; // the flip is its own inverse
 
 export const squares = new Map(); // number -> { g, piece }
+let hints = null; // the layer of arrows over the pieces
 
 export function el(name, attrs, parent) {
   const e = document.createElementNS(SVG, name);
@@ -64,6 +67,12 @@ export function buildBoard(handlers) {
       squares.set(num, { g, piece });
     }
   }
+  const defs = el('defs', {}, svg);
+  for (const kind of ['best', 'played']) {
+    const m = el('marker', { id: `arrowhead-${kind}`, viewBox: '0 0 10 10', refX: 5, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse' }, defs);
+    el('path', { d: 'M0 0 L10 5 L0 10 Z', class: `arrowhead ${kind}` }, m);
+  }
+  hints = el('g', { class: 'hints' }, svg);
   if (!squares.has(S.focus)) S.focus = firstFocus();
   if (hadFocus) squares.get(S.focus).g.focus();
 }
@@ -94,6 +103,10 @@ export function renderBoard() {
       finalCount.set(f, (finalCount.get(f) || 0) + 1);
     }
   }
+  const hint = reviewHint();
+  const better = hint ? parseMove(hint.best) : null;
+  const betterSquares = new Set(better ? better.path : []);
+  drawHints(hint);
   const last = S.ply > 0 ? parseMove(S.history[S.ply - 1].text) : null;
   const lastSquares = new Set(last ? last.path : []);
   for (const [num, { g }] of squares) {
@@ -109,13 +122,43 @@ export function renderBoard() {
     g.classList.toggle('dest', next.has(num));
     g.classList.toggle('final', !next.has(num) && finalCount.get(num) === 1);
     g.classList.toggle('last', lastSquares.has(num));
+    g.classList.toggle('hint', betterSquares.has(num));
     g.setAttribute('tabindex', num === S.focus ? '0' : '-1');
     let label = `square ${num}`;
     if (p) label += `, ${COLOR_NAME[p.color].toLowerCase()} ${p.king ? 'king' : 'man'}`;
     if (next.has(num)) label += ', legal destination';
+    if (betterSquares.has(num)) label += `, on the better move ${hint.best}`;
     if (k > 0 && num === S.selected[0]) label += ', selected';
     else if (movable.has(num) && !k) label += mustCapture ? ', can capture' : ', can move';
     g.setAttribute('aria-label', label);
   }
   return { mustCapture, myTurn };
+}
+
+/** The centre of square `n` on the drawing. */
+function centre(n) {
+  const v = toView(squareOf(n));
+  return { x: v.col * CELL + 50, y: v.row * CELL + 50 };
+}
+
+/** An arrow along a move's squares (from, then each landing). */
+function arrow(move, kind) {
+  const m = parseMove(move);
+  if (m.pass || m.path.length < 2) return;
+  const pts = m.path.map(centre);
+  el('polyline', {
+    points: pts.map((p) => `${p.x},${p.y}`).join(' '),
+    class: `hint-arrow ${kind}`,
+    'data-move': move,
+    'marker-end': `url(#arrowhead-${kind})`,
+  }, hints);
+}
+
+/** The chosen review mark's moves: the one played (thin) and the better one. */
+function drawHints(hint) {
+  if (!hints) return;
+  hints.textContent = '';
+  if (!hint) return;
+  if (hint.played !== hint.best) arrow(hint.played, 'played');
+  arrow(hint.best, 'best');
 }

@@ -5,8 +5,9 @@ import { S, COLOR_NAME, atEnd, overNow, humanToMove } from './game.js';
 import { buildBoard, renderBoard, candidates, toView, fromView, numberAt, squareOf, squares } from './board.js';
 import { renderGraph } from './graph.js';
 import { renderAnalysis } from './analysis.js';
+import { renderReview, markAt, markTitle, GLYPH } from './review.js';
 import { clockText } from './clock.js';
-import { playMove, goTo, undo, newGame, setMode, setMultiPV, playOnFromHere, now } from './play.js';
+import { playMove, goTo, undo, newGame, setMode, setMultiPV, playOnFromHere, now, startReview, cancelReview, selectMark } from './play.js';
 import { downloadPdn, loadGameText } from './record.js';
 import { view } from './view.js';
 
@@ -30,19 +31,20 @@ export function render(rebuild = false) {
   const { mustCapture, myTurn } = renderBoard();
   renderStatus(mustCapture, myTurn);
   renderMoves();
-  renderGraph(goTo);
+  renderGraph(goTo, selectMark);
   renderAnalysis();
+  renderReview();
   renderClock();
   const n = S.history.length;
-  $('undo').disabled = !n || !S.connected;
+  $('undo').disabled = !n || !S.connected || S.reviewing;
   $('movenow').disabled = !S.thinking && !S.analysing;
-  $('first-ply').disabled = $('prev-ply').disabled = S.ply === 0;
-  $('next-ply').disabled = $('last-ply').disabled = S.ply === n;
+  $('first-ply').disabled = $('prev-ply').disabled = S.ply === 0 || S.reviewing;
+  $('next-ply').disabled = $('last-ply').disabled = S.ply === n || S.reviewing;
   $('playon').hidden = atEnd();
   $('plyinfo').textContent = `move ${S.ply} of ${n}`;
   const b = document.body.dataset;
   // busy first: while the position shown changes, `over` is still the old position's
-  b.status = !S.connected ? 'disconnected' : S.busy && !S.thinking ? 'busy' : overNow() ? 'over' : S.thinking ? 'thinking' : myTurn ? 'human' : atEnd() ? 'engine' : 'review';
+  b.status = !S.connected ? 'disconnected' : S.reviewing ? 'reviewing' : S.busy && !S.thinking ? 'busy' : overNow() ? 'over' : S.thinking ? 'thinking' : myTurn ? 'human' : atEnd() ? 'engine' : 'review';
   b.variant = S.variant;
   b.turn = S.turn;
   b.plies = String(n);
@@ -56,6 +58,7 @@ function renderStatus(mustCapture, myTurn) {
   const over = overNow();
   if (!S.connected) text = S.started ? 'Not connected to the engine. Press Reconnect to go on with this game.' : 'Not connected to the engine. Press Reconnect (or reload the page) to try again.';
   else if (over) text = 'Game over: ' + over.text;
+  else if (S.reviewing) text = `kingme is reviewing the game: ${S.review.entries.size} of ${S.review.moves} moves judged…`;
   else if (S.thinking) text = `kingme (${COLOR_NAME[S.turn]}) is thinking…`;
   else if (myTurn) {
     text = S.mode === 'analyse' ? `Analysing: ${COLOR_NAME[S.turn]} to move; you move for both sides.` : `Your move (${COLOR_NAME[S.human]}).`;
@@ -101,6 +104,19 @@ function renderMoves() {
           badge.textContent = 'book';
           badge.title = 'played from the opening book, without searching';
           td.appendChild(badge);
+        }
+        const mark = markAt(r[c].ply - 1);
+        if (mark) {
+          const m = document.createElement('button');
+          m.type = 'button';
+          m.className = `rv-mark side-${mark.side} ${mark.verdict}` + (S.review.selected === mark.ply ? ' selected' : '');
+          m.dataset.index = String(mark.ply);
+          m.dataset.verdict = mark.verdict;
+          m.textContent = GLYPH[mark.verdict];
+          m.title = markTitle(mark);
+          m.setAttribute('aria-label', markTitle(mark));
+          m.addEventListener('click', (e) => { e.stopPropagation(); selectMark(mark.ply); });
+          td.appendChild(m);
         }
         td.dataset.ply = String(r[c].ply);
         td.className = 'mv' + (r[c].ply === S.ply ? ' current' : '');
@@ -174,6 +190,7 @@ function clickSquare(num) {
   S.focus = num;
   if (!S.connected) return;
   if (overNow()) { notice(atEnd() ? 'The game is over: start a new game.' : 'That position is over.'); return; }
+  if (S.reviewing) { notice('Reviewing the game: wait for it to finish, or press Cancel.'); return; }
   if (S.thinking || S.busy) { notice('Wait for kingme’s move.'); return; }
   if (!humanToMove()) { if (!atEnd()) notice('kingme is to move here: press “Play on from here” to let it, or step through the game.'); return; }
   const k = S.selected.length;
@@ -291,6 +308,8 @@ export function wire(reconnect) {
   $('playon').addEventListener('click', () => { if (S.connected) playOnFromHere(); });
   $('mode').addEventListener('change', () => { if (S.connected) setMode($('mode').value); });
   $('multipv').addEventListener('change', () => setMultiPV(Number($('multipv').value)));
+  $('review-start').addEventListener('click', () => startReview($('review-limit').value));
+  $('review-cancel').addEventListener('click', cancelReview);
   $('pdn-download').addEventListener('click', downloadPdn);
   $('pdn-load').addEventListener('click', () => { if (S.connected) loadGameText($('pdn-text').value); });
   $('pdn-file').addEventListener('change', async () => {

@@ -27,6 +27,13 @@ export const S = {
   evals: new Map(), // position ply -> { kind, n } from Black's view (the engine's searches)
   ended: null, // { result, text }: an end the rules don't see (loss on time, a loaded PDN's result)
   names: null, // { B, W } from a loaded PDN
+  loaded: false, // the game came from a record (PDN or FEN and moves)
+  // The engine's review of the game's first `moves` moves (see play.js,
+  // review.js): { moves, limit, entries: Map move index -> parsed `review` line
+  // plus its `side`, done: the parsed `reviewdone` line or null, state:
+  // 'running' | 'complete' | 'stopped' | 'refused', selected: the move index
+  // of the mark chosen, or null }. Dropped when those moves change.
+  review: null,
   // The position shown, as the engine reports it:
   pieces: new Map(),
   turn: 'B',
@@ -42,6 +49,7 @@ export const S = {
   focus: null, // the square with the keyboard focus
   thinking: false, // the engine is choosing its move
   analysing: false, // the engine analyses the position shown
+  reviewing: false, // the engine reviews the game (nothing else is sent meanwhile but stop)
   lines: new Map(), // multipv -> info, of the search running now
   busy: false,
   epoch: 0, // bumped by every change of game or position: an older engine reply is ignored
@@ -56,7 +64,16 @@ export const overNow = () => S.over || (atEnd() ? S.ended : null);
 
 /** The person may move now (either side while analysing). */
 export const humanToMove = () =>
-  S.connected && !overNow() && !S.thinking && !S.busy && (S.mode === 'analyse' || S.turn === S.human);
+  S.connected && !overNow() && !S.thinking && !S.busy && !S.reviewing && (S.mode === 'analyse' || S.turn === S.human);
+
+/**
+ * The game may be reviewed now: it has moves, it is over, came from a record
+ * or is being analysed (so the engine plays no side of it), and the engine is
+ * free (not choosing a move, not reviewing; an analysis is stopped for it).
+ */
+export const reviewable = () =>
+  S.connected && !S.busy && !S.thinking && !S.reviewing && S.history.length > 0
+  && (S.loaded || S.mode === 'analyse' || !!(S.finalOver || S.ended));
 
 /** The `position` command for the game up to `ply` moves (default: the position shown). */
 export function positionCmd(ply = S.ply) {
@@ -78,6 +95,7 @@ export function truncate(ply) {
   S.history.length = ply;
   for (const p of [...S.evals.keys()]) if (p > ply) S.evals.delete(p);
   S.ended = null;
+  if (S.review && ply < S.review.moves) S.review = null;
 }
 
 /** A score from the side to move's view turned to Black's view. */

@@ -2,8 +2,11 @@
 // searched (Black's view: up is good for Black), scores clamped to ±CLAMP
 // centi-men, exact wins and losses drawn on the limits, exact draws on the
 // middle line; the position shown is marked; clicking goes to a position.
-import { S } from './game.js';
+// A review's marks sit on the position after their move, in the mover's
+// colour, sized by the verdict; clicking one chooses it.
+import { S, toBlack } from './game.js';
 import { el } from './board.js';
+import { GLYPH, marks, markTitle } from './review.js';
 
 const W = 600;
 const H = 120;
@@ -27,8 +30,14 @@ function label(p, s) {
   return `after ${p} ${p === 1 ? 'move' : 'moves'}: ${v} (Black's view)`;
 }
 
-/** Draws the graph; goTo(ply) is called when a point (or the graph near one) is clicked. */
-export function renderGraph(goTo) {
+/** A mark's radius: bigger for a worse move. */
+const MARK_R = { inaccuracy: 7, mistake: 9, blunder: 11 };
+
+/**
+ * Draws the graph; goTo(ply) is called when a point (or the graph near one)
+ * is clicked, onMark(index) when the mark of move `index` is.
+ */
+export function renderGraph(goTo, onMark) {
   const svg = document.getElementById('graph');
   svg.textContent = '';
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
@@ -51,6 +60,23 @@ export function renderGraph(goTo) {
     t.textContent = label(p, s);
     c.addEventListener('click', (e) => { e.stopPropagation(); goTo(p); });
   }
+  const shown = marks().filter((m) => m.ply < S.history.length);
+  for (const m of shown) {
+    const after = S.evals.get(m.ply + 1) || toBlack(m.played, m.side);
+    const r = MARK_R[m.verdict];
+    const x = xOf(m.ply + 1);
+    const y = Math.max(r + 1, Math.min(H - r - 1, yOf(after)));
+    const selected = S.review.selected === m.ply;
+    const g = el('g', {
+      class: `mark side-${m.side} ${m.verdict}${selected ? ' selected' : ''}`,
+      'data-index': m.ply, 'data-side': m.side, 'data-verdict': m.verdict, role: 'button',
+    }, svg);
+    el('circle', { cx: x, cy: y, r }, g);
+    const glyph = el('text', { x, y: y + 0.5, 'text-anchor': 'middle', 'dominant-baseline': 'middle' }, g);
+    glyph.textContent = GLYPH[m.verdict];
+    el('title', {}, g).textContent = markTitle(m);
+    g.addEventListener('click', (e) => { e.stopPropagation(); onMark(m.ply); });
+  }
   svg.onclick = (e) => {
     const ctm = svg.getScreenCTM();
     if (!ctm) return;
@@ -61,4 +87,5 @@ export function renderGraph(goTo) {
     goTo(Math.max(0, Math.min(S.history.length, Math.round(((x - PAD) * n) / (W - 2 * PAD)))));
   };
   svg.dataset.points = String(pts.length);
+  svg.dataset.marks = String(shown.length);
 }

@@ -1,8 +1,8 @@
 // The game with the engine: setting it up, the engine's moves (with the
 // clock), the person's moves, stepping through the record, playing on from an
-// earlier position, and analysis. Every change of position bumps S.epoch so a
-// reply about an older position is ignored.
-import { S, COLOR_NAME, atEnd, overNow, other, positionCmd, toBlack, truncate, firstToMove, startFenFor } from './game.js';
+// earlier position, analysis, and the review of the game. Every change of
+// position bumps S.epoch so a reply about an older position is ignored.
+import { S, COLOR_NAME, atEnd, overNow, other, positionCmd, toBlack, truncate, firstToMove, startFenFor, reviewable } from './game.js';
 import { parseBoardReply, parseFen } from './protocol.js';
 import { Clock } from './clock.js';
 import { view } from './view.js';
@@ -43,6 +43,8 @@ export function interrupt() {
   if (S.proto) S.proto.stop(true);
   S.thinking = false;
   S.analysing = false;
+  S.reviewing = false;
+  if (S.review && S.review.state === 'running') S.review.state = 'stopped';
   S.lines.clear();
   return epoch;
 }
@@ -91,6 +93,8 @@ export async function newGame(opts) {
   S.ended = null;
   S.finalOver = undefined;
   S.names = null;
+  S.loaded = false;
+  S.review = null;
   S.selected = [];
   S.startFen = fen || startFenFor(variant, first);
   S.clock = clockMin > 0 ? new Clock(Math.round(clockMin * 60000), Math.round(clockInc * 1000), now()) : null;
@@ -126,7 +130,7 @@ export async function resume() {
 
 /** After any change: the engine moves, analyses, or passes for the person when forced. */
 export function afterChange() {
-  if (!S.connected || S.busy || S.thinking || S.analysing) return;
+  if (!S.connected || S.busy || S.thinking || S.analysing || S.reviewing) return;
   syncClock();
   if (S.mode === 'analyse') { analyse(); return; }
   if (overNow() || !atEnd()) return;
@@ -201,10 +205,16 @@ export async function playMove(m) {
   afterChange();
 }
 
+/** While the engine reviews the game the position shown stays: says so, and returns true. */
+function waitForReview() {
+  if (S.reviewing) view.notice('Reviewing the game: wait for it to finish, or press Cancel.');
+  return S.reviewing;
+}
+
 /** Shows the position after `ply` moves of the record. */
 export async function goTo(ply) {
   ply = Math.max(0, Math.min(S.history.length, ply));
-  if (!S.connected || (ply === S.ply && !S.busy)) return;
+  if (!S.connected || (ply === S.ply && !S.busy) || waitForReview()) return;
   const epoch = interrupt();
   S.ply = ply;
   S.selected = [];
@@ -219,7 +229,7 @@ export async function goTo(ply) {
 
 /** Takes back to the person's last turn (one ply while analysing). */
 export async function undo() {
-  if (!S.history.length) return;
+  if (!S.history.length || waitForReview()) return;
   const epoch = interrupt();
   S.busy = true;
   view.render();
@@ -241,7 +251,7 @@ export async function undo() {
 
 /** Drops the moves after the position shown so the game goes on from it. */
 export function playOnFromHere() {
-  if (atEnd()) return;
+  if (atEnd() || waitForReview()) return;
   interrupt();
   truncate(S.ply);
   S.finalOver = S.over;
@@ -251,6 +261,8 @@ export function playOnFromHere() {
 
 export function setMode(mode) {
   if (S.mode === mode) return;
+  // a review goes on: the new mode takes effect when it ends
+  if (S.reviewing) { S.mode = mode; view.render(); return; }
   interrupt();
   S.mode = mode;
   syncClock();
@@ -260,7 +272,7 @@ export function setMode(mode) {
 
 export function setMultiPV(n) {
   S.multipv = n;
-  if (S.mode !== 'analyse') return;
+  if (S.mode !== 'analyse' || S.reviewing) return;
   interrupt();
   view.render();
   afterChange();
@@ -290,4 +302,58 @@ export function onInfo(info) {
   S.lines.set(info.multipv, info);
   if (S.analysing && info.multipv === 1 && info.score) S.evals.set(S.ply, toBlack(info.score, S.turn));
   view.render();
+}
+
+/**
+ * Reviews the whole game: the engine judges every move (`review LIMIT`, e.g.
+ * `movetime 300`), each judged move shown as it comes (its mark, the scores on
+ * the graph), then each side's figures. An analysis running is stopped first
+ * and starts again after; Cancel (cancelReview) keeps what was judged.
+ */
+export async function startReview(limit) {
+  if (!reviewable()) return;
+  const epoch = interrupt();
+  const moves = S.history.length;
+  S.review = { moves, limit, entries: new Map(), done: null, state: 'running', selected: null };
+  S.reviewing = true;
+  view.notice('');
+  view.render();
+  const errors = (await S.proto.request([positionCmd(moves)])).filter((l) => l.startsWith('error'));
+  if (epoch !== S.epoch) return;
+  const review = S.review;
+  const res = errors.length ? { error: errors.join('; '), done: null } : await S.proto.review(`review ${limit}`, (entry) => {
+    if (epoch !== S.epoch || entry.ply < 0 || entry.ply >= moves) return;
+    const side = S.history[entry.ply].mover;
+    review.entries.set(entry.ply, { ...entry, side });
+    S.evals.set(entry.ply, toBlack(entry.score, side));
+    // The game's last position is searched as the last move's value.
+    if (entry.ply === moves - 1 && !S.evals.has(moves)) S.evals.set(moves, toBlack(entry.played, side));
+    view.render();
+  });
+  if (epoch !== S.epoch) return;
+  S.reviewing = false;
+  review.done = res.done;
+  review.state = res.done ? res.done.state : 'refused';
+  if (res.error) view.notice(res.error.replace(/^error /, 'The engine refused the review: '));
+  await refresh();
+  if (epoch !== S.epoch) return;
+  view.render();
+  afterChange();
+}
+
+/** Ends the review running now; the moves judged so far keep their marks. */
+export function cancelReview() {
+  if (S.reviewing && S.proto) S.proto.stop(false);
+}
+
+/**
+ * Chooses the mark of move `index`: the board goes to the position before
+ * that move, where the better move is drawn (board.js) and the line the
+ * engine expected is shown (review.js).
+ */
+export function selectMark(index) {
+  if (!S.review || !S.review.entries.has(index) || waitForReview()) return;
+  S.review.selected = index;
+  if (S.ply === index) view.render();
+  else goTo(index);
 }

@@ -28,7 +28,32 @@ export class Proto {
   onLine(line) {
     if (line === '') return;
     this.handlers.log('< ' + line);
-    if (this.search) {
+    if (this.search && this.search.kind === 'review') {
+      const s = this.search;
+      if (line.startsWith('review ')) {
+        const entry = parseReview(line);
+        if (entry) {
+          s.entries.push(entry);
+          if (!s.discard) s.onEntry(entry);
+        }
+        return;
+      }
+      if (line.startsWith('reviewdone')) {
+        this.search = null;
+        s.resolve({ entries: s.entries, done: parseReviewDone(line), discard: s.discard });
+        this.next();
+        return;
+      }
+      if (line.startsWith('info string')) return this.handlers.note(line.slice(12));
+      if (line.startsWith('error')) {
+        // The review was refused (or an older engine has none): no reviewdone will come.
+        this.search = null;
+        this.handlers.error(line);
+        s.resolve({ entries: s.entries, done: null, discard: s.discard, error: line });
+        this.next();
+        return;
+      }
+    } else if (this.search) {
       if (line.startsWith('bestmove')) {
         const s = this.search;
         this.search = null;
@@ -89,15 +114,29 @@ export class Proto {
   }
 
   /**
-   * Ends the running search; its result is marked `discard` when asked. A
-   * discarding stop also drops the searches still queued (they resolve at once,
-   * discarded), so an infinite analysis never starts after its position changed.
+   * Sends `review ...`; `onEntry(entry)` gets each judged move (parseReview) as
+   * it comes; resolves on `reviewdone` with { entries, done (parseReviewDone),
+   * discard }, or on a refusal with `error` set and `done` null.
+   */
+  review(cmd, onEntry) {
+    return new Promise((resolve) => {
+      this.waiting.push({ kind: 'review', cmd, onEntry, resolve });
+      this.next();
+    });
+  }
+
+  /**
+   * Ends the running search or review; its result is marked `discard` when
+   * asked. A discarding stop also drops the searches still queued (they resolve
+   * at once, discarded), so an infinite analysis never starts after its
+   * position changed.
    */
   stop(discard) {
     if (discard) {
       const keep = [];
       for (const job of this.waiting) {
         if (job.kind === 'go') job.resolve({ best: 'none', infos: [], gameover: null, discard: true });
+        else if (job.kind === 'review') job.resolve({ entries: [], done: null, discard: true });
         else keep.push(job);
       }
       this.waiting = keep;
@@ -109,9 +148,9 @@ export class Proto {
     }
   }
 
-  /** Whether a search is running or queued. */
+  /** Whether a search (or a review) is running or queued. */
   searching() {
-    return !!this.search || this.waiting.some((j) => j.kind === 'go');
+    return !!this.search || this.waiting.some((j) => j.kind !== 'req');
   }
 
   next() {
@@ -122,8 +161,11 @@ export class Proto {
       this.pending = { lines: [], resolve: job.resolve };
       for (const l of job.lines) this.send(l);
       this.send('isready');
+    } else if (job.kind === 'review') {
+      this.search = { kind: 'review', entries: [], onEntry: job.onEntry, discard: false, stopped: false, resolve: job.resolve };
+      this.send(job.cmd);
     } else {
-      this.search = { infos: [], gameover: null, discard: false, stopped: false, resolve: job.resolve };
+      this.search = { kind: 'go', infos: [], gameover: null, discard: false, stopped: false, resolve: job.resolve };
       this.send(job.cmd);
     }
   }
@@ -197,6 +239,73 @@ export function parseValues(line) {
     i += 1 + s.len;
   }
   return out;
+}
+
+/** The verdicts of a review, best to worst. */
+export const VERDICTS = ['best', 'good', 'inaccuracy', 'mistake', 'blunder'];
+
+/**
+ * A `review ply N move M verdict V loss L best B score S played S depth D
+ * nodes N time T [forced] [exact] pv ... [note WORDS]` line as { ply, move,
+ * verdict, loss, best, score, played, depth, nodes, time, forced, exact, pv,
+ * note (null without one) }, scores as { kind, n } from the mover's view; null
+ * when the line is not one.
+ */
+export function parseReview(line) {
+  const t = String(line).trim().split(/\s+/);
+  if (t[0] !== 'review') return null;
+  const out = { forced: false, exact: false, pv: [], note: null };
+  let i = 1;
+  for (; i < t.length; i++) {
+    const k = t[i];
+    if (k === 'forced' || k === 'exact') { out[k] = true; continue; }
+    if (k === 'pv' || k === 'note') break;
+    if (k === 'score' || k === 'played') {
+      const s = parseScoreAt(t, i + 1);
+      if (!s) return null;
+      out[k] = { kind: s.kind, n: s.n };
+      i += s.len;
+      continue;
+    }
+    const v = t[i + 1];
+    if (v === undefined) return null;
+    // moves stay text; numbers (and fields this page doesn't know) as they read
+    out[k] = k !== 'move' && k !== 'best' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    i++;
+  }
+  if (t[i] === 'pv') {
+    i++;
+    while (i < t.length && t[i] !== 'note') out.pv.push(t[i++]);
+  }
+  if (t[i] === 'note') out.note = t.slice(i + 1).join(' ');
+  const ok = Number.isInteger(out.ply) && out.move && VERDICTS.includes(out.verdict) && typeof out.loss === 'number' && out.best && out.score && out.played;
+  return ok ? out : null;
+}
+
+/**
+ * A `reviewdone complete|stopped black moves N lost X best N good N
+ * inaccuracy N mistake N blunder N white moves ...` line as { state, B, W },
+ * each side's figures as { moves, lost, best, good, inaccuracy, mistake,
+ * blunder }; null when the line is not one.
+ */
+export function parseReviewDone(line) {
+  const t = String(line).trim().split(/\s+/);
+  if (t[0] !== 'reviewdone' || (t[1] !== 'complete' && t[1] !== 'stopped')) return null;
+  const out = { state: t[1], B: null, W: null };
+  let side = null;
+  for (let i = 2; i < t.length; i++) {
+    if (t[i] === 'black' || t[i] === 'white') {
+      side = t[i] === 'black' ? 'B' : 'W';
+      out[side] = {};
+      continue;
+    }
+    const v = t[i + 1];
+    if (!side || !/^\d+(\.\d+)?$/.test(v || '')) return null;
+    out[side][t[i]] = Number(v);
+    i++;
+  }
+  const full = (f) => f && ['moves', 'lost', ...VERDICTS].every((k) => typeof f[k] === 'number');
+  return full(out.B) && full(out.W) ? out : null;
 }
 
 /** `11-15`, `22x15x8` or `pass` as { text, path, capture, pass }. */

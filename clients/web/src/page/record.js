@@ -126,6 +126,8 @@ export async function loadGameText(text) {
   S.history = moves.map((text) => { const h = { text, mover }; mover = other(mover); return h; });
   S.ply = 0;
   S.evals.clear();
+  S.review = null;
+  S.loaded = true;
   S.lines.clear();
   S.selected = [];
   S.focus = null;

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { here, root, SHOTS, startServer, useBrowser } from './harness.mjs';
+import { here, root, SHOTS, startServer, useBrowser, askEngine, drawnPieces, fenPieces, engineFen } from './harness.mjs';
 
 let baseUrl;
 let context;
@@ -42,24 +42,6 @@ async function settle(page, ms = 20000) {
 
 const squaresWith = (page, cls) => page.$$eval(`.sq.${cls}`, (gs) => gs.map((g) => Number(g.dataset.square)).sort((a, b) => a - b));
 const click = (page, n) => page.click(`.sq[data-square="${n}"]`);
-
-/**
- * What follows `prefix` in the first line starting with it that the engine
- * answers to `lines`, asked over a WebSocket of its own (not the page's logic).
- */
-function askEngine(page, lines, prefix) {
-  return page.evaluate(([lines, prefix]) => new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://${location.host}/ws`);
-    const t = setTimeout(() => reject(new Error(`no ${prefix.trim()} line`)), 5000);
-    ws.onopen = () => ws.send(lines.join('\n'));
-    ws.onmessage = (e) => {
-      for (const l of String(e.data).split('\n')) {
-        if (l.startsWith('error')) { clearTimeout(t); reject(new Error(l)); }
-        if (l.startsWith(prefix)) { clearTimeout(t); ws.close(); resolve(l.slice(prefix.length)); }
-      }
-    };
-  }), [lines, prefix]);
-}
 
 /** The legal moves of a position, asked over a WebSocket of its own (not the page's logic). */
 async function legalMoves(page, setup) {
@@ -328,29 +310,6 @@ test('a tab closed for idling reconnects, and the game goes on where it was', as
 });
 
 // ------------------------------------------------------- the game as a record
-
-/** The board as drawn: sorted like `B1 WK30`. */
-const drawnPieces = (page) => page.evaluate(() => [...document.querySelectorAll('.sq.has-piece')]
-  .map((g) => `${g.classList.contains('white') ? 'W' : 'B'}${g.classList.contains('king') ? 'K' : ''}${g.dataset.square}`).sort().join(' '));
-
-/** The same from a FEN (ranges expanded). */
-function fenPieces(fen) {
-  const out = [];
-  for (const part of fen.split(':').slice(1)) {
-    for (let item of part.slice(1).split(',').filter(Boolean)) {
-      const king = item.startsWith('K');
-      if (king) item = item.slice(1);
-      const [a, b] = item.split('-').map(Number);
-      for (let n = a; n <= (b || a); n++) out.push(`${part[0]}${king ? 'K' : ''}${n}`);
-    }
-  }
-  return out.sort().join(' ');
-}
-
-/** The engine's FEN after `setup`, asked over a WebSocket of its own. */
-async function engineFen(page, setup) {
-  return (await askEngine(page, setup.concat('board'), 'fen ')).trim();
-}
 
 const plyOf = (page) => page.evaluate(() => Number(document.body.dataset.ply));
 const historyOf = (page) => page.evaluate(() => window.kingme.S.history.map((h) => h.text));

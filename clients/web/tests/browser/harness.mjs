@@ -1,5 +1,6 @@
 // What the browser test files share: where the binaries are, kingme-web on a
-// free port, and Debian's headless Chromium with a fresh profile.
+// free port, Debian's headless Chromium with a fresh profile, and questions put
+// to the engine over a WebSocket of their own (not the page's logic).
 import assert from 'node:assert/strict';
 import { before, after } from 'node:test';
 import { spawn } from 'node:child_process';
@@ -72,4 +73,45 @@ export function useBrowser(ready) {
   after(async () => {
     if (browser) await browser.close();
   });
+}
+
+/**
+ * What follows `prefix` in the first line starting with it that the engine
+ * answers to `lines`, asked over a WebSocket of its own (not the page's logic).
+ */
+export function askEngine(page, lines, prefix) {
+  return page.evaluate(([lines, prefix]) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    const t = setTimeout(() => reject(new Error(`no ${prefix.trim()} line`)), 5000);
+    ws.onopen = () => ws.send(lines.join('\n'));
+    ws.onmessage = (e) => {
+      for (const l of String(e.data).split('\n')) {
+        if (l.startsWith('error')) { clearTimeout(t); reject(new Error(l)); }
+        if (l.startsWith(prefix)) { clearTimeout(t); ws.close(); resolve(l.slice(prefix.length)); }
+      }
+    };
+  }), [lines, prefix]);
+}
+
+/** The board as drawn: sorted like `B1 WK30`. */
+export const drawnPieces = (page) => page.evaluate(() => [...document.querySelectorAll('.sq.has-piece')]
+  .map((g) => `${g.classList.contains('white') ? 'W' : 'B'}${g.classList.contains('king') ? 'K' : ''}${g.dataset.square}`).sort().join(' '));
+
+/** The same from a FEN (ranges expanded). */
+export function fenPieces(fen) {
+  const out = [];
+  for (const part of fen.split(':').slice(1)) {
+    for (let item of part.slice(1).split(',').filter(Boolean)) {
+      const king = item.startsWith('K');
+      if (king) item = item.slice(1);
+      const [a, b] = item.split('-').map(Number);
+      for (let n = a; n <= (b || a); n++) out.push(`${part[0]}${king ? 'K' : ''}${n}`);
+    }
+  }
+  return out.sort().join(' ');
+}
+
+/** The engine's FEN after `setup`, asked over a WebSocket of its own. */
+export async function engineFen(page, setup) {
+  return (await askEngine(page, setup.concat('board'), 'fen ')).trim();
 }
