@@ -232,17 +232,20 @@ impl Exact {
     /// loss`, `kept the win, 14 plies slower`, `kept the draw`, ...
     #[must_use]
     pub fn words(&self) -> String {
-        let by = |a: u32, b: u32| a.abs_diff(b);
+        let by = |a: u32, b: u32| match a.abs_diff(b) {
+            1 => "1 ply".to_string(),
+            n => format!("{n} plies"),
+        };
         match (self.before, self.after) {
             (Score::Win(_), Score::Draw) => "threw away a win".into(),
             (Score::Win(_), Score::Loss(_)) => "threw away a win and lost".into(),
             (Score::Draw, Score::Loss(_)) => "turned a draw into a loss".into(),
             (Score::Win(a), Score::Win(b)) => match (plies(self.before), plies(self.after)) {
-                (Some(_), Some(_)) if b > a => format!("kept the win, {} plies slower", by(a, b)),
+                (Some(_), Some(_)) if b > a => format!("kept the win, {} slower", by(a, b)),
                 _ => "kept the win".into(),
             },
             (Score::Loss(a), Score::Loss(b)) => match (plies(self.before), plies(self.after)) {
-                (Some(_), Some(_)) if b < a => format!("lost anyway, {} plies sooner", by(a, b)),
+                (Some(_), Some(_)) if b < a => format!("lost anyway, {} sooner", by(a, b)),
                 _ => "lost anyway".into(),
             },
             (Score::Draw, Score::Draw) => "kept the draw".into(),

@@ -66,37 +66,37 @@ test('values and board replies: exact values per move, the database line, game o
 // and `review nodes 3000` of the mini game
 // 5-7 15-12 1-5 13-10 5-8 12x5 6-9 16-13 9-12 14x9 2-6 9x2 (the solved table's exact values).
 test('review lines: every field, forced and exact flags, the pv, the note', () => {
-  const blunder = parseReview('review ply 11 move 14-9 verdict blunder loss 0.2986 best 29-25 score cp -108 played cp -513 depth 8 nodes 20480 time 61 pv 29-25 6-10 25-21 10x17 21x14 2-6 30-25 8-11 26-22 6-10');
+  const blunder = parseReview('review ply 11 by white move 14-9 verdict blunder loss 0.2986 best 29-25 score cp -108 played cp -513 depth 8 nodes 20480 time 61 pv 29-25 6-10 25-21 10x17 21x14 2-6 30-25 8-11 26-22 6-10');
   assert.deepEqual(blunder, {
     ply: 11, move: '14-9', verdict: 'blunder', loss: 0.2986, best: '29-25',
     score: { kind: 'cp', n: -108 }, played: { kind: 'cp', n: -513 }, depth: 8, nodes: 20480, time: 61,
     forced: false, exact: false, pv: ['29-25', '6-10', '25-21', '10x17', '21x14', '2-6', '30-25', '8-11', '26-22', '6-10'], note: null,
   });
-  const forced = parseReview('review ply 12 move 5x14 verdict best loss 0.0000 best 5x14 score cp 513 played cp 513 depth 2 nodes 4 time 0 forced pv 5x14');
+  const forced = parseReview('review ply 12 by black move 5x14 verdict best loss 0.0000 best 5x14 score cp 513 played cp 513 depth 2 nodes 4 time 0 forced pv 5x14');
   assert.equal(forced.forced, true);
   assert.equal(forced.exact, false);
   assert.equal(forced.loss, 0);
   assert.deepEqual(forced.pv, ['5x14']);
-  const good = parseReview('review ply 1 move 22-18 verdict good loss 0.0278 best 24-20 score cp -16 played cp -34 depth 8 nodes 20480 time 61 pv 24-20 8-11 28-24 4-8 22-18 15x22 25x18 10-15 26-22');
+  const good = parseReview('review ply 1 by white move 22-18 verdict good loss 0.0278 best 24-20 score cp -16 played cp -34 depth 8 nodes 20480 time 61 pv 24-20 8-11 28-24 4-8 22-18 15x22 25x18 10-15 26-22');
   assert.equal(good.verdict, 'good');
   assert.equal(good.pv.length, 9);
-  const exact = parseReview('review ply 4 move 5-8 verdict blunder loss 0.5000 best 6-8 score draw played loss 24 depth 1 nodes 5 time 0 exact pv 6-8 note turned a draw into a loss');
+  const exact = parseReview('review ply 4 by black move 5-8 verdict blunder loss 0.5000 best 6-8 score draw played loss 24 depth 1 nodes 5 time 0 exact pv 6-8 note turned a draw into a loss');
   assert.deepEqual(exact.score, { kind: 'draw', n: 0 });
   assert.deepEqual(exact.played, { kind: 'loss', n: 24 });
   assert.equal(exact.exact, true);
   assert.deepEqual(exact.pv, ['6-8']);
   assert.equal(exact.note, 'turned a draw into a loss');
-  const both = parseReview('review ply 11 move 9x2 verdict best loss 0.0000 best 9x2 score win 11 played win 11 depth 1 nodes 2 time 0 forced exact pv 9x2 note kept the win');
+  const both = parseReview('review ply 11 by white move 9x2 verdict best loss 0.0000 best 9x2 score win 11 played win 11 depth 1 nodes 2 time 0 forced exact pv 9x2 note kept the win');
   assert.ok(both.forced && both.exact);
   assert.deepEqual(both.score, { kind: 'win', n: 11 });
   assert.equal(both.note, 'kept the win');
-  assert.equal(parseReview('review ply 8 move 9-12 verdict good loss 0.0000 best 2-6 score loss 21 played loss 14 depth 1 nodes 6 time 1 exact pv 2-6 note lost anyway, 7 plies sooner').note, 'lost anyway, 7 plies sooner');
+  assert.equal(parseReview('review ply 8 by black move 9-12 verdict good loss 0.0000 best 2-6 score loss 21 played loss 14 depth 1 nodes 6 time 1 exact pv 2-6 note lost anyway, 7 plies sooner').note, 'lost anyway, 7 plies sooner');
   // not review lines, or broken ones
   assert.equal(parseReview('reviewdone complete black moves 0 lost 0.0000 best 0 good 0 inaccuracy 0 mistake 0 blunder 0 white moves 0 lost 0.0000 best 0 good 0 inaccuracy 0 mistake 0 blunder 0'), null);
   assert.equal(parseReview('info string review of 13 moves, 14 positions'), null);
-  assert.equal(parseReview('review ply 4 move 5-8 verdict awful loss 0.5000 best 6-8 score draw played loss 24 pv 6-8'), null, 'an unknown verdict');
-  assert.equal(parseReview('review ply 4 move 5-8 verdict blunder loss 0.5000 best 6-8 score mate 3 played loss 24 pv 6-8'), null, 'an unknown score');
-  assert.equal(parseReview('review ply 4 move 5-8 verdict blunder'), null, 'cut short');
+  assert.equal(parseReview('review ply 4 by black move 5-8 verdict awful loss 0.5000 best 6-8 score draw played loss 24 pv 6-8'), null, 'an unknown verdict');
+  assert.equal(parseReview('review ply 4 by black move 5-8 verdict blunder loss 0.5000 best 6-8 score mate 3 played loss 24 pv 6-8'), null, 'an unknown score');
+  assert.equal(parseReview('review ply 4 by black move 5-8 verdict blunder'), null, 'cut short');
 });
 
 test('reviewdone lines: complete and stopped, each side\'s figures', () => {
@@ -112,7 +112,7 @@ test('reviewdone lines: complete and stopped, each side\'s figures', () => {
   assert.equal(parseReviewDone('reviewdone complete black moves 6 lost 0.5000 best 4 good 1 inaccuracy 0 mistake 0 blunder 1 white moves 6 lost 0.0000 best 5 good 1 inaccuracy 0 mistake 0 blunder 0').B.lost, 0.5);
   assert.equal(parseReviewDone('reviewdone finished black moves 0 lost 0 best 0 good 0 inaccuracy 0 mistake 0 blunder 0 white moves 0 lost 0 best 0 good 0 inaccuracy 0 mistake 0 blunder 0'), null);
   assert.equal(parseReviewDone('reviewdone complete black moves 7 lost 0.4448 best 5'), null, 'a side cut short, the other missing');
-  assert.equal(parseReviewDone('review ply 0 move 11-15 verdict best loss 0.0000 best 11-15 score cp 16 played cp 16 depth 9 nodes 20480 time 78 pv 11-15'), null);
+  assert.equal(parseReviewDone('review ply 0 by black move 11-15 verdict best loss 0.0000 best 11-15 score cp 16 played cp 16 depth 9 nodes 20480 time 78 pv 11-15'), null);
 });
 
 /** A stand-in for the browser's WebSocket: records what is sent; `receive` delivers a message. */
@@ -134,8 +134,8 @@ test('the protocol client: a review reports each move, holds other requests back
   assert.ok(proto.searching());
   const board = proto.request(['board']);
   assert.deepEqual(ws.sent, ['review nodes 2000'], 'nothing else is sent while the review runs');
-  ws.receive('info string review of 13 moves, 14 positions\nreview ply 12 move 5x14 verdict best loss 0.0000 best 5x14 score cp 513 played cp 513 depth 2 nodes 4 time 0 forced pv 5x14');
-  ws.receive('review ply 11 move 14-9 verdict blunder loss 0.2986 best 29-25 score cp -108 played cp -513 depth 8 nodes 20480 time 61 pv 29-25 6-10');
+  ws.receive('info string review of 13 moves, 14 positions\nreview ply 12 by black move 5x14 verdict best loss 0.0000 best 5x14 score cp 513 played cp 513 depth 2 nodes 4 time 0 forced pv 5x14');
+  ws.receive('review ply 11 by white move 14-9 verdict blunder loss 0.2986 best 29-25 score cp -108 played cp -513 depth 8 nodes 20480 time 61 pv 29-25 6-10');
   assert.deepEqual(judged, [12, 11]);
   assert.deepEqual(notes, ['review of 13 moves, 14 positions']);
   proto.stop(false);
