@@ -96,6 +96,13 @@ impl PdnGame {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The result as written: the movetext's result token, else the
+    /// `Result` tag, else `*`.
+    #[must_use]
+    pub fn result_text(&self) -> &str {
+        self.result.as_deref().or(self.tag("Result")).unwrap_or("*")
+    }
+
     /// The variant from `Variant` or `GameType` (English when neither says).
     #[must_use]
     pub fn variant(&self) -> Variant {

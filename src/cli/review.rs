@@ -166,12 +166,7 @@ fn verdict_cell(r: &MoveReview) -> String {
 
 fn print_table(rv: &Reviewed, limits: &str) {
     let (b, w) = names(&rv.pdn);
-    let result = rv
-        .pdn
-        .result
-        .as_deref()
-        .or(rv.pdn.tag("Result"))
-        .unwrap_or("*");
+    let result = rv.pdn.result_text();
     println!(
         "game {}: {b} (Black) - {w} (White), {result}, {} moves, {limits} a position",
         rv.number,
@@ -295,12 +290,7 @@ fn json_game(rv: &Reviewed) -> JsonGame {
             .iter()
             .map(|(k, v)| [k.clone(), v.clone()])
             .collect(),
-        result: rv
-            .pdn
-            .result
-            .clone()
-            .or_else(|| rv.pdn.tag("Result").map(str::to_string))
-            .unwrap_or_else(|| "*".into()),
+        result: rv.pdn.result_text().to_string(),
         complete: rv.end.complete,
         moves: rv
             .reviews
@@ -328,12 +318,7 @@ fn pdn_game(rv: &Reviewed, limits: &str) -> String {
     out.push_str(&format!(
         "[Annotator \"kingme review, {limits} a position\"]\n\n"
     ));
-    let result = rv
-        .pdn
-        .result
-        .as_deref()
-        .or(rv.pdn.tag("Result"))
-        .unwrap_or("*");
+    let result = rv.pdn.result_text();
     out.push_str(&annotated_movetext(&rv.game, &rv.reviews, result));
     out.push('\n');
     out

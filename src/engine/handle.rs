@@ -15,6 +15,28 @@ pub struct SearchHandle {
 }
 
 impl SearchHandle {
+    /// The handle of a search whose thread `spawned` started; when none
+    /// could be started, the search answers now with its fallback.
+    pub(super) fn spawned(
+        control: Arc<Control>,
+        answer: &super::answer::SharedAnswer,
+        spawned: std::io::Result<JoinHandle<()>>,
+    ) -> SearchHandle {
+        let thread = match spawned {
+            Ok(t) => Some(t),
+            Err(e) => {
+                tracing::error!(error = %e, "no search thread; answering with the fallback");
+                super::answer::lock(answer).answer_with_fallback();
+                None
+            }
+        };
+        SearchHandle {
+            control,
+            start: Instant::now(),
+            thread,
+        }
+    }
+
     /// Asks the search to end now; it still sends its `BestMove`.
     pub fn stop(&self) {
         self.control.hold.store(false, Ordering::SeqCst);

@@ -15,7 +15,8 @@
 //! - `mini`: the policy for the solved mini-checkers table: whether it may
 //!   be built, starting its build, waiting for it.
 //! - `handle`: the handle of a running search; `job`: the search as its
-//!   thread runs it, reporting through events.
+//!   thread runs it, reporting through events; `review`: a game review as
+//!   one search ([`crate::review`] judging each position's search).
 //! - `tablebases`: the endgame databases, one open set per directory shared
 //!   by the process's engines, read in the background.
 //! - `slot`: one front end's search as a state machine (idle, queued,
@@ -369,19 +370,7 @@ impl Engine {
                 .name("kingme-search".into())
                 .spawn(move || job.run(&guard))
         };
-        let thread = match thread {
-            Ok(t) => Some(t),
-            Err(e) => {
-                tracing::error!(error = %e, "no search thread; answering with the first legal move");
-                answer::lock(&answer).answer_with_fallback();
-                None
-            }
-        };
-        SearchHandle {
-            control,
-            start: Instant::now(),
-            thread,
-        }
+        SearchHandle::spawned(control, &answer, thread)
     }
 
     /// The search limits of a `go` of `pos` (the level's, the databases'),

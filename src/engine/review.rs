@@ -13,7 +13,6 @@ use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, Iteration, SearchReport, TraceNode};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// How a review ended: whether every move was judged, and each side's figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -166,18 +165,6 @@ impl Engine {
                 let complete = !searcher.control.requested.load(Ordering::SeqCst);
                 answer::lock(&guard.0).send(Event::ReviewDone(ReviewEnd::of(&reviews, complete)));
             });
-        let thread = match thread {
-            Ok(t) => Some(t),
-            Err(e) => {
-                tracing::error!(error = %e, "no review thread");
-                answer::lock(&answer).answer_with_fallback();
-                None
-            }
-        };
-        SearchHandle {
-            control,
-            start: Instant::now(),
-            thread,
-        }
+        SearchHandle::spawned(control, &answer, thread)
     }
 }

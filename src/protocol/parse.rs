@@ -269,21 +269,13 @@ fn go_args(i: &str) -> Res<'_, Command> {
         r = match k.as_str() {
             "depth" => {
                 once(p.depth.is_some())?;
-                let what: &'static str = &GO_DEPTH;
-                let (rest2, d) = number::<u32>(what)(rest)?;
-                if d == 0 || d > MAX_GO_DEPTH {
-                    return fail(rest.trim_start(), what);
-                }
+                let (rest2, d) = depth_limit(rest)?;
                 p.depth = Some(d);
                 rest2
             }
             "nodes" => {
                 once(p.nodes.is_some())?;
-                let what = "a node count from 1 to 2^64-1 after nodes";
-                let (rest2, n) = number::<u64>(what)(rest)?;
-                if n == 0 {
-                    return fail(rest.trim_start(), what);
-                }
+                let (rest2, n) = node_limit(rest)?;
                 p.nodes = Some(n);
                 rest2
             }
@@ -371,6 +363,26 @@ fn analyze_args(i: &str) -> Res<'_, Command> {
     Ok((r, Command::Analyze(Some(n))))
 }
 
+/// The depth after `depth`, 1 to [`MAX_GO_DEPTH`].
+fn depth_limit(rest: &str) -> Res<'_, u32> {
+    let what: &'static str = &GO_DEPTH;
+    let (r, d) = number::<u32>(what)(rest)?;
+    if d == 0 || d > MAX_GO_DEPTH {
+        return fail(rest.trim_start(), what);
+    }
+    Ok((r, d))
+}
+
+/// The node count after `nodes`, from 1.
+fn node_limit(rest: &str) -> Res<'_, u64> {
+    let what = "a node count from 1 to 2^64-1 after nodes";
+    let (r, n) = number::<u64>(what)(rest)?;
+    if n == 0 {
+        return fail(rest.trim_start(), what);
+    }
+    Ok((r, n))
+}
+
 fn review_args(i: &str) -> Res<'_, Command> {
     let mut p = ReviewParams::default();
     let mut side = false;
@@ -402,21 +414,13 @@ fn review_args(i: &str) -> Res<'_, Command> {
             }
             "depth" => {
                 once(p.depth.is_some())?;
-                let what: &'static str = &GO_DEPTH;
-                let (rest2, d) = number::<u32>(what)(rest)?;
-                if d == 0 || d > MAX_GO_DEPTH {
-                    return fail(rest.trim_start(), what);
-                }
+                let (rest2, d) = depth_limit(rest)?;
                 p.depth = Some(d);
                 rest2
             }
             "nodes" => {
                 once(p.nodes.is_some())?;
-                let what = "a node count from 1 to 2^64-1 after nodes";
-                let (rest2, n) = number::<u64>(what)(rest)?;
-                if n == 0 {
-                    return fail(rest.trim_start(), what);
-                }
+                let (rest2, n) = node_limit(rest)?;
                 p.nodes = Some(n);
                 rest2
             }

@@ -87,6 +87,12 @@ impl<'a> Words<'a> {
             .map_err(|_| self.error(format!("{what}: '{w}' is not a number")))
     }
 
+    /// `kw` then its number.
+    pub(super) fn field<T: FromStr>(&mut self, kw: &str) -> Result<T, ParseResponseError> {
+        self.keyword(kw)?;
+        self.number(kw)
+    }
+
     pub(super) fn end(&mut self) -> Result<(), ParseResponseError> {
         match self.next() {
             None => Ok(()),
@@ -435,12 +441,9 @@ impl Response {
                 Response::Hint { mv, score }
             }
             "perft" => {
-                w.keyword("depth")?;
-                let depth = w.number("depth")?;
-                w.keyword("nodes")?;
-                let nodes = w.number("nodes")?;
-                w.keyword("time")?;
-                let time = Duration::from_millis(w.number("time")?);
+                let depth = w.field("depth")?;
+                let nodes = w.field("nodes")?;
+                let time = Duration::from_millis(w.field("time")?);
                 Response::Perft { depth, nodes, time }
             }
             "eval" => {

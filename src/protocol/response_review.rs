@@ -68,8 +68,7 @@ pub(super) fn parse_review(
     w: &mut Words<'_>,
     variant: Variant,
 ) -> Result<MoveReview, ParseResponseError> {
-    w.keyword("ply")?;
-    let ply: usize = w.number("ply")?;
+    let ply: usize = w.field("ply")?;
     w.keyword("by")?;
     let mover = match w.word("mover")? {
         "black" => Color::Black,
@@ -96,12 +95,9 @@ pub(super) fn parse_review(
     let best_score = parse_score(w)?;
     w.keyword("played")?;
     let played_score = parse_score(w)?;
-    w.keyword("depth")?;
-    let depth = w.number("depth")?;
-    w.keyword("nodes")?;
-    let nodes = w.number("nodes")?;
-    w.keyword("time")?;
-    let time = Duration::from_millis(w.number("time")?);
+    let depth = w.field("depth")?;
+    let nodes = w.field("nodes")?;
+    let time = Duration::from_millis(w.field("time")?);
     let (mut forced, mut exact) = (false, false);
     loop {
         match w.word("pv")? {
@@ -143,14 +139,11 @@ pub(super) fn parse_review(
 
 fn parse_side(w: &mut Words<'_>, name: &str) -> Result<SideSummary, ParseResponseError> {
     w.keyword(name)?;
-    w.keyword("moves")?;
-    let moves = w.number("moves")?;
-    w.keyword("lost")?;
-    let total_loss: f64 = w.number("lost")?;
+    let moves = w.field("moves")?;
+    let total_loss: f64 = w.field("lost")?;
     let mut counts = [0; 5];
     for (v, c) in Verdict::ALL.into_iter().zip(counts.iter_mut()) {
-        w.keyword(v.word())?;
-        *c = w.number(v.word())?;
+        *c = w.field(v.word())?;
     }
     Ok(SideSummary {
         moves,
