@@ -18,6 +18,8 @@
 //!   memory, physical memory).
 //! - [`rng`]: `SplitMix64`, the seeded generator behind every shuffle,
 //!   sample and random start (openings, self-play, training, tests).
+//! - [`shard`]: `Shard`, the K-th of N contiguous parts of a long job
+//!   (`--shard K/N`: datagen's games, rescore's records, a book's roots).
 //! - [`perft`]: move-tree counting, the check on move generation.
 //! - [`eval`]: the static evaluation of a position, per variant: for English
 //!   the network (NNUE, `eval::network`: feature set, feature transformer and
@@ -68,8 +70,10 @@
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data (ended and labelled
-//!   by the endgame databases, appendable in chunks; `datagen::rescore`
-//!   labels a file's positions again by a deeper search); [`train`] fits
+//!   by the endgame databases, appendable in chunks, numbered so that a run
+//!   can be cut into shards; `datagen::rescore` labels a file's positions
+//!   again by a deeper search; `datagen::merge` joins files and shards);
+//!   [`train`] fits
 //!   the pattern weights (`train::patterns`) and the network
 //!   (`train::network`) to them.
 //!
@@ -84,6 +88,7 @@ pub mod files;
 pub mod perft;
 pub mod proc_info;
 pub mod rng;
+pub mod shard;
 
 pub mod eval;
 pub mod solve;
