@@ -78,6 +78,81 @@ impl Shard {
     }
 }
 
+/// Why named parts are not every shard of one job, each once.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShardSetError {
+    /// One shard given twice.
+    #[error("{second}: shard {shard} again (it is {first} too)")]
+    Twice {
+        /// The shard.
+        shard: Shard,
+        /// The first part that is it.
+        first: String,
+        /// The second.
+        second: String,
+    },
+    /// Shards of the job missing.
+    #[error("shards {missing} of {count} missing (every shard of the job is needed)")]
+    Missing {
+        /// Their numbers, `1, 4, 5`.
+        missing: String,
+        /// N.
+        count: u32,
+    },
+    /// Parts of jobs cut differently (or a whole among shards).
+    #[error("{other} is shard {other_shard}, {first} shard {first_shard}: not shards of one job")]
+    Mixed {
+        /// The first part.
+        first: String,
+        /// Its shard.
+        first_shard: Shard,
+        /// A part cut otherwise.
+        other: String,
+        /// Its shard.
+        other_shard: Shard,
+    },
+}
+
+/// The order K = 1, 2, …, N of `parts` (each a shard and the name it goes
+/// by), which must be every shard of one job cut in N, each once.
+pub fn in_order(parts: &[(Shard, &str)]) -> Result<Vec<usize>, ShardSetError> {
+    let Some(&(first, first_name)) = parts.first() else {
+        return Ok(Vec::new());
+    };
+    let n = first.count();
+    let mut slots: Vec<Option<usize>> = vec![None; n as usize];
+    for (i, &(s, name)) in parts.iter().enumerate() {
+        if s.count() != n {
+            return Err(ShardSetError::Mixed {
+                first: first_name.to_string(),
+                first_shard: first,
+                other: name.to_string(),
+                other_shard: s,
+            });
+        }
+        let slot = &mut slots[s.index() as usize - 1];
+        if let Some(earlier) = *slot {
+            return Err(ShardSetError::Twice {
+                shard: s,
+                first: parts[earlier].1.to_string(),
+                second: name.to_string(),
+            });
+        }
+        *slot = Some(i);
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| slots[*k as usize - 1].is_none())
+        .map(|k| k.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ShardSetError::Missing {
+            missing: missing.join(", "),
+            count: n,
+        });
+    }
+    Ok(slots.into_iter().flatten().collect())
+}
+
 impl Default for Shard {
     fn default() -> Self {
         Shard::WHOLE

@@ -22,7 +22,7 @@
 
 use super::record::{self, DataError, Header, Record, Source, RECORD_LEN};
 use crate::checked_file::{write_atomically_with, FileError};
-use crate::shard::Shard;
+use crate::shard::{self, Shard, ShardSetError};
 use std::collections::HashSet;
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -39,24 +39,9 @@ pub enum MergeError {
     /// No input.
     #[error("no data file to merge")]
     Empty,
-    /// One shard given twice.
-    #[error("{second}: shard {shard} again (it is {first} too)")]
-    Twice {
-        /// The shard.
-        shard: Shard,
-        /// The first file that holds it.
-        first: String,
-        /// The second.
-        second: String,
-    },
-    /// Shards of the job missing.
-    #[error("shards {missing} of {count} missing (every shard of the job is needed)")]
-    Missing {
-        /// Their numbers, `1, 4, 5`.
-        missing: String,
-        /// N.
-        count: u32,
-    },
+    /// Not every shard of one job once.
+    #[error(transparent)]
+    Shards(#[from] ShardSetError),
     /// An input not of the job the first shard is a part of.
     #[error("{path}: not a shard of the job {first} is a shard of ({reason})")]
     OtherJob {
@@ -175,15 +160,17 @@ fn plan(inputs: Vec<Input>) -> Result<(Vec<Input>, Header), MergeError> {
     let sharded = |i: &Input| !i.header.shard.is_whole();
     if !sharded(first) {
         if let Some(s) = inputs.iter().find(|i| sharded(i)) {
-            return Err(MergeError::OtherJob {
-                path: s.name.clone(),
+            return Err(ShardSetError::Mixed {
                 first: first.name.clone(),
-                reason: format!("{} is a whole file, not a shard", first.name),
-            });
+                first_shard: first.header.shard,
+                other: s.name.clone(),
+                other_shard: s.header.shard,
+            }
+            .into());
         }
         let h = first.header;
         let header = if inputs.iter().all(|i| i.header == h) {
-            h
+            Header { version: 2, ..h }
         } else {
             let all = |same: &dyn Fn(&Header) -> bool| inputs.iter().all(|i| same(&i.header));
             Header::new(
@@ -202,20 +189,19 @@ fn plan(inputs: Vec<Input>) -> Result<(Vec<Input>, Header), MergeError> {
         return Ok((inputs, header));
     }
     let job = first.header;
-    let n = job.shard.count();
-    let mut slots: Vec<Option<Input>> = (0..n).map(|_| None).collect();
     let first_name = first.name.clone();
-    for i in inputs {
+    let order = shard::in_order(
+        &inputs
+            .iter()
+            .map(|i| (i.header.shard, i.name.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
+    for i in &inputs {
         let h = i.header;
         let differs = [
-            (h.shard.is_whole(), "a whole file, not a shard".to_string()),
             (
                 h.source != job.source,
                 format!("{}, not {}", h.source, job.source),
-            ),
-            (
-                h.shard.count() != n,
-                format!("one of {} shards, not {n}", h.shard.count()),
             ),
             (
                 h.seed != job.seed,
@@ -229,7 +215,7 @@ fn plan(inputs: Vec<Input>) -> Result<(Vec<Input>, Header), MergeError> {
         ];
         if let Some((_, reason)) = differs.into_iter().find(|(d, _)| *d) {
             return Err(MergeError::OtherJob {
-                path: i.name,
+                path: i.name.clone(),
                 first: first_name,
                 reason,
             });
@@ -249,30 +235,11 @@ fn plan(inputs: Vec<Input>) -> Result<(Vec<Input>, Header), MergeError> {
         };
         if let Some(reason) = unfinished {
             return Err(MergeError::Unfinished {
-                path: i.name,
+                path: i.name.clone(),
                 shard: h.shard,
                 reason,
             });
         }
-        let slot = &mut slots[h.shard.index() as usize - 1];
-        if let Some(earlier) = slot {
-            return Err(MergeError::Twice {
-                shard: h.shard,
-                first: earlier.name.clone(),
-                second: i.name,
-            });
-        }
-        *slot = Some(i);
-    }
-    let missing: Vec<String> = (1..=n)
-        .filter(|k| slots[*k as usize - 1].is_none())
-        .map(|k| k.to_string())
-        .collect();
-    if !missing.is_empty() {
-        return Err(MergeError::Missing {
-            missing: missing.join(", "),
-            count: n,
-        });
     }
     let header = Header {
         version: 2,
@@ -284,7 +251,9 @@ fn plan(inputs: Vec<Input>) -> Result<(Vec<Input>, Header), MergeError> {
         },
         ..job
     };
-    Ok((slots.into_iter().flatten().collect(), header))
+    let mut slots: Vec<Option<Input>> = inputs.into_iter().map(Some).collect();
+    let ordered = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    Ok((ordered, header))
 }
 
 /// Joins the data files `inputs` into `out` (the module's doc says how).
