@@ -283,3 +283,205 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, MergeError>
         repeats: offered - positions,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Position, Variant};
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("kingme-merge-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Records of distinct legal positions, numbered `0..n`.
+    fn recs(n: usize) -> Vec<Record> {
+        let fens = [
+            "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+            "W:W17,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,10,12,14,16",
+            "B:WK14,K22,27,30:B3,K9,12,5",
+            "B:W28,29,30:B5,6,7,20",
+            "W:W28,29,30:B5,6,7,20",
+            "W:WK14,K22,27:B3,K9,12",
+        ];
+        fens[..n]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Record {
+                position: Position::from_fen(Variant::English, f).unwrap(),
+                result: (i % 3) as u8,
+                score: i as i16 * 10,
+            })
+            .collect()
+    }
+
+    fn file_bytes(h: &Header, records: &[Record]) -> Vec<u8> {
+        let mut b = h.to_bytes().to_vec();
+        records
+            .iter()
+            .for_each(|r| b.extend_from_slice(&r.to_bytes()));
+        b
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    fn games_shard(k: u32, n: u32, whole: u64) -> Header {
+        let shard = Shard::new(k, n).unwrap();
+        Header {
+            shard,
+            whole,
+            next_game: shard.part(whole).end,
+            ..Header::new(Source::Games, 7)
+        }
+    }
+
+    #[test]
+    fn a_runs_shards_join_in_order_less_what_an_earlier_shard_wrote() {
+        let d = dir("games");
+        let r = recs(5);
+        // shard 2 reached position 1 too, which shard 1 wrote
+        let one = write(&d, "1.kmd", &file_bytes(&games_shard(1, 2, 10), &r[..2]));
+        let two = write(
+            &d,
+            "2.kmd",
+            &file_bytes(&games_shard(2, 2, 10), &[r[2], r[1], r[3], r[4]]),
+        );
+        let out = d.join("all.kmd");
+        let s = merge(&[two, one], &out).unwrap();
+        let whole = Header {
+            next_game: 10,
+            whole: 10,
+            ..Header::new(Source::Games, 7)
+        };
+        assert_eq!(std::fs::read(&out).unwrap(), file_bytes(&whole, &r));
+        assert_eq!((s.header, s.positions, s.repeats), (whole, 5, 1));
+    }
+
+    #[test]
+    fn rescored_shards_keep_every_record_and_whole_files_join_as_given() {
+        let d = dir("rescored");
+        let r = recs(3);
+        let input = [r[0], r[1], r[0], r[2]];
+        let job = |k| Header {
+            shard: Shard::new(k, 2).unwrap(),
+            whole: 4,
+            input: 99,
+            ..Header::new(Source::Rescored, 0)
+        };
+        let a = write(&d, "a.kmd", &file_bytes(&job(1), &input[..2]));
+        let b = write(&d, "b.kmd", &file_bytes(&job(2), &input[2..]));
+        let out = d.join("all.kmd");
+        merge(&[b, a], &out).unwrap();
+        let whole = Header {
+            shard: Shard::WHOLE,
+            ..job(1)
+        };
+        assert_eq!(std::fs::read(&out).unwrap(), file_bytes(&whole, &input));
+        // whole files of two seeds: joined as given, repeats kept, the seed dropped
+        let x = write(
+            &d,
+            "x.kmd",
+            &file_bytes(&Header::new(Source::Games, 1), &r[..2]),
+        );
+        let y = write(
+            &d,
+            "y.kmd",
+            &file_bytes(&Header::new(Source::Games, 2), &r[1..]),
+        );
+        let s = merge(&[y, x], &out).unwrap();
+        let joined = [r[1], r[2], r[0], r[1]];
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            file_bytes(&Header::new(Source::Games, 0), &joined)
+        );
+        assert_eq!(s.repeats, 0);
+    }
+
+    #[test]
+    fn torn_corrupt_twice_missing_unfinished_or_foreign_inputs_are_refused_by_name() {
+        let d = dir("refused");
+        let r = recs(4);
+        let one = file_bytes(&games_shard(1, 2, 10), &r[..2]);
+        let two = file_bytes(&games_shard(2, 2, 10), &r[2..]);
+        let p1 = write(&d, "1.kmd", &one);
+        let p2 = write(&d, "2.kmd", &two);
+        let out = d.join("out.kmd");
+        merge(&[p1.clone(), p2.clone()], &out).unwrap();
+        let before = std::fs::read(&out).unwrap();
+        let name = |p: &Path| p.display().to_string();
+        let refused = |inputs: &[PathBuf]| merge(inputs, &out).unwrap_err().to_string();
+
+        let mut torn = two.clone();
+        torn.extend_from_slice(&[1, 2, 3]);
+        let t = write(&d, "torn.kmd", &torn);
+        let e = refused(&[p1.clone(), t.clone()]);
+        assert!(e.contains(&name(&t)) && e.contains("torn"), "{e}");
+
+        let mut corrupt = two.clone();
+        corrupt[record::HEADER_LEN + RECORD_LEN + 12] = 7; // record 1: side to move 7
+        let c = write(&d, "corrupt.kmd", &corrupt);
+        let e = refused(&[p1.clone(), c.clone()]);
+        assert!(e.contains(&name(&c)) && e.contains("record 1"), "{e}");
+
+        let again = write(&d, "again.kmd", &one);
+        let e = refused(&[p1.clone(), again.clone(), p2.clone()]);
+        assert!(
+            e.contains(&name(&p1)) && e.contains(&name(&again)) && e.contains("1/2 again"),
+            "{e}"
+        );
+
+        let e = refused(std::slice::from_ref(&p2));
+        assert!(e.contains("shards 1 of 2 missing"), "{e}");
+
+        let unfinished = Header {
+            next_game: 7,
+            ..games_shard(2, 2, 10)
+        };
+        let u = write(&d, "unfinished.kmd", &file_bytes(&unfinished, &r[2..]));
+        let e = refused(&[p1.clone(), u.clone()]);
+        assert!(
+            e.contains(&name(&u)) && e.contains("stopped before game 7") && e.contains("--append"),
+            "{e}"
+        );
+
+        let seeded = Header {
+            seed: 8,
+            ..games_shard(2, 2, 10)
+        };
+        let s = write(&d, "seed8.kmd", &file_bytes(&seeded, &r[2..]));
+        let e = refused(&[p1.clone(), s.clone()]);
+        assert!(e.contains(&name(&s)) && e.contains("seed 8, not 7"), "{e}");
+
+        let w = write(
+            &d,
+            "whole.kmd",
+            &file_bytes(&Header::new(Source::Games, 7), &r),
+        );
+        let e = refused(&[w.clone(), p2.clone()]);
+        assert!(
+            e.contains(&name(&w)) && e.contains("not shards of one job"),
+            "{e}"
+        );
+
+        // nothing written by a refused merge: the output as it was, no temporary left
+        assert_eq!(std::fs::read(&out).unwrap(), before);
+        let left = std::fs::read_dir(&d)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .count();
+        assert_eq!(left, 0);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

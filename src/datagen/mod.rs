@@ -531,4 +531,85 @@ mod tests {
         let keys: HashSet<u64> = all.iter().map(|r| r.position.hash()).collect();
         assert_eq!(keys.len(), all.len(), "the continuation repeats a position");
     }
+
+    #[test]
+    fn the_file_does_not_depend_on_the_threads() {
+        let stop = AtomicBool::new(false);
+        let mut one = Vec::new();
+        run(&config(300), &mut one, Existing::default(), &stop, |_| {}).unwrap();
+        let mut three = Vec::new();
+        let cfg = DatagenConfig {
+            threads: 3,
+            ..config(300)
+        };
+        let s = run(&cfg, &mut three, Existing::default(), &stop, |_| {}).unwrap();
+        assert!(s.positions >= 300, "{s:?}");
+        assert!(three == one, "three threads wrote another file than one");
+    }
+
+    #[test]
+    fn shards_play_disjoint_ranges_of_the_games_that_join_into_the_whole_run() {
+        let whole_run = |shard| DatagenConfig {
+            positions: u64::MAX,
+            games: Some(5),
+            shard,
+            ..config(0)
+        };
+        let stop = AtomicBool::new(false);
+        let mut all = Vec::new();
+        let s = run(
+            &whole_run(Shard::WHOLE),
+            &mut all,
+            Existing::default(),
+            &stop,
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!((s.games, s.next_game), (5, 5), "{s:?}");
+        let all = records(&all);
+        let mut parts = Vec::new();
+        for k in 1..=2 {
+            let mut out = Vec::new();
+            let shard = Shard::new(k, 2).unwrap();
+            let s = run(
+                &whole_run(shard),
+                &mut out,
+                Existing::default(),
+                &stop,
+                |_| {},
+            )
+            .unwrap();
+            // games 0 and 1, then 2, 3 and 4
+            assert_eq!(
+                (s.games, s.next_game),
+                ([2, 3][k as usize - 1], [2, 5][k as usize - 1])
+            );
+            let (header, recs) = record::parse_file(&out, "shard").unwrap();
+            assert_eq!((header.shard, header.whole), (shard, 5));
+            parts.push(recs);
+        }
+        // the first shard's games are the whole run's first games; the
+        // second's, less what the first wrote, are the rest
+        assert_eq!(&all[..parts[0].len()], &parts[0][..]);
+        let first: HashSet<u64> = parts[0].iter().map(|r| r.position.hash()).collect();
+        let rest: Vec<Record> = parts[1]
+            .iter()
+            .filter(|r| !first.contains(&r.position.hash()))
+            .copied()
+            .collect();
+        assert_eq!(&all[parts[0].len()..], &rest[..]);
+        // a shard needs the run's games
+        let no_games = DatagenConfig {
+            games: None,
+            ..whole_run(Shard::new(1, 2).unwrap())
+        };
+        let err = run(
+            &no_games,
+            &mut Vec::new(),
+            Existing::default(),
+            &stop,
+            |_| {},
+        );
+        assert_eq!(err.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+    }
 }

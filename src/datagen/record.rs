@@ -441,4 +441,44 @@ mod tests {
         b[13] = 3;
         assert_eq!(Record::from_bytes(&b), None);
     }
+
+    #[test]
+    fn headers_of_both_versions_read_and_a_bad_one_is_refused_by_name() {
+        let h = Header {
+            shard: Shard::new(3, 8).unwrap(),
+            whole: 1000,
+            next_game: 500,
+            input: 0x0123_4567_89ab_cdef,
+            ..Header::new(Source::Games, 77)
+        };
+        let r = Record {
+            position: Position::startpos(Variant::English),
+            result: 1,
+            score: 5,
+        };
+        let mut bytes = h.to_bytes().to_vec();
+        bytes.extend_from_slice(&r.to_bytes());
+        assert_eq!(&bytes[..8], b"KMDATA02");
+        assert_eq!(parse_file(&bytes, "f").unwrap(), (h, vec![r]));
+        // version 1: the magic and the seed, then the records
+        let mut v1 = b"KMDATA01".to_vec();
+        v1.extend_from_slice(&9u64.to_le_bytes());
+        v1.extend_from_slice(&r.to_bytes());
+        let (old, recs) = parse_file(&v1, "old").unwrap();
+        assert!(old.is_v1() && old.shard.is_whole() && old.source == Source::Unknown);
+        assert_eq!((old.seed, old.byte_len(), recs), (9, 16, vec![r]));
+        // a shard of K 0, an unknown source, reserved bytes set, a cut header
+        for (at, value) in [(20, 0u8), (16, 9), (30, 1), (60, 1)] {
+            let mut b = bytes.clone();
+            b[at] = value;
+            let e = parse(&b, "bad.kmd").unwrap_err().to_string();
+            assert!(e.starts_with("bad.kmd: bad header"), "{at}: {e}");
+        }
+        let e = parse(&bytes[..40], "cut.kmd").unwrap_err().to_string();
+        assert!(e.starts_with("cut.kmd: ") && e.contains("header"), "{e}");
+        let e = parse(b"KMDATA03 and more bytes", "new.kmd")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not kingme training data"), "{e}");
+    }
 }
