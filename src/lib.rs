@@ -39,8 +39,9 @@
 //!   reports through callbacks and never prints. `Score` is its value as
 //!   users see it (text, order, exact values).
 //! - [`book`]: English opening books: built by drop-out expansion with
-//!   the search (`kingme book build`), a checked file shared through
-//!   memory maps, the shipped book, and the choice of a book move.
+//!   the search (`kingme book build`, whole or by shards of the roots that
+//!   `book::merge` joins), a checked file shared through memory maps, the
+//!   shipped book, and the choice of a book move.
 //! - [`engine`]: `Engine` (levels, typed options declared once in its option
 //!   table, the table, exact move values) starts a search (or a perft) on its
 //!   own thread, returns a `SearchHandle`, and sends `Event`s (`Info`,

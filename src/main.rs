@@ -66,7 +66,7 @@ enum Command {
     /// English endgame databases: build, probe, verify, stats, plan.
     #[command(subcommand)]
     Egdb(cli::egdb::EgdbCommand),
-    /// English opening books: build, probe, stats, verify.
+    /// English opening books: build, probe, stats, verify, dump, learn, merge.
     #[command(subcommand)]
     Book(cli::book::BookCommand),
     /// Play self-play games of English and write their positions as training data
