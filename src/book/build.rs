@@ -11,7 +11,7 @@
 //! its output file, which is rewritten atomically at intervals.
 //!
 //! A shard of a build ([`build_shard`]) grows the book of one contiguous part
-//! of the roots; [`super::merge`] joins the shards' books into one.
+//! of the roots; [`mod@super::merge`] joins the shards' books into one.
 
 use super::file::{self, BookParams};
 use super::tree::{Leaf, Tree};
