@@ -153,13 +153,29 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
     };
     let mut header_error = None;
     let from = existing.positions;
-    let bar = a.run.progress_bar(
-        cfg.positions,
-        "{elapsed_precise} [{bar:30}] {pos}/{len} positions, {msg} (eta {eta})",
-    );
+    // the bar counts the games when they are given, else the positions
+    let games = cfg.games.map(|g| cfg.shard.part(g));
+    let bar = match &games {
+        Some(r) => a.run.progress_bar(
+            r.end - r.start,
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games, {msg} (eta {eta})",
+        ),
+        None => a.run.progress_bar(
+            cfg.positions,
+            "{elapsed_precise} [{bar:30}] {pos}/{len} positions, {msg} (eta {eta})",
+        ),
+    };
+    let at = |s: &datagen::DatagenSummary| match &games {
+        Some(r) => s.next_game.clamp(r.start, r.end) - r.start,
+        None => s.positions,
+    };
     let stop = super::stop_on_signal();
     let t = Instant::now();
-    bar.set_position(from);
+    bar.set_position(at(&datagen::DatagenSummary {
+        positions: from,
+        next_game: existing.next_game,
+        ..Default::default()
+    }));
     let summary = datagen::run(&cfg, &mut out, existing, stop, |s| {
         if let Some(f) = header_file.as_mut() {
             let h = record::Header {
@@ -170,10 +186,10 @@ pub(crate) fn run_datagen(a: &DatagenArgs) -> Result<(), String> {
                 header_error.get_or_insert(e);
             }
         }
-        bar.set_position(s.positions);
+        bar.set_position(at(s));
         bar.set_message(format!(
-            "{} games (+{} ={} -{}, {} ended by databases), {} repeats left out",
-            s.games, s.results[0], s.results[1], s.results[2], s.by_egdb, s.duplicates
+            "{} positions, {} games (+{} ={} -{}, {} ended by databases), {} repeats left out",
+            s.positions, s.games, s.results[0], s.results[1], s.results[2], s.by_egdb, s.duplicates
         ));
     })
     .map_err(|e| format!("{}: {e}", a.out.display()))?;
