@@ -55,7 +55,9 @@ use std::sync::Arc;
 /// What a datagen run plays.
 #[derive(Clone, Debug)]
 pub struct DatagenConfig {
-    /// Stop after this many positions.
+    /// Stop after this many positions (written ones: a repeat does not
+    /// count, so a run whose games cannot give this many goes on until
+    /// stopped or `games` ends it).
     pub positions: u64,
     /// Nodes per move.
     pub nodes: u64,
