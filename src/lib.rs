@@ -18,6 +18,8 @@
 //!   memory, physical memory).
 //! - [`rng`]: `SplitMix64`, the seeded generator behind every shuffle,
 //!   sample and random start (openings, self-play, training, tests).
+//! - [`shard`]: `Shard`, the K-th of N contiguous parts of a long job
+//!   (`--shard K/N`: datagen's games, rescore's records, a book's roots).
 //! - [`perft`]: move-tree counting, the check on move generation.
 //! - [`eval`]: the static evaluation of a position, per variant: for English
 //!   the network (NNUE, `eval::network`: feature set, feature transformer and
@@ -37,8 +39,9 @@
 //!   reports through callbacks and never prints. `Score` is its value as
 //!   users see it (text, order, exact values).
 //! - [`book`]: English opening books: built by drop-out expansion with
-//!   the search (`kingme book build`), a checked file shared through
-//!   memory maps, the shipped book, and the choice of a book move.
+//!   the search (`kingme book build`, whole or by shards of the roots that
+//!   `book::merge` joins), a checked file shared through memory maps, the
+//!   shipped book, and the choice of a book move.
 //! - [`engine`]: `Engine` (levels, typed options declared once in its option
 //!   table, the table, exact move values) starts a search (or a perft) on its
 //!   own thread, returns a `SearchHandle`, and sends `Event`s (`Info`,
@@ -68,8 +71,10 @@
 //! - [`openings`]: the ACF 3-move ballots and the mini-checkers openings, the
 //!   starts of matches and of self-play.
 //! - [`datagen`]: self-play games written as training data (ended and labelled
-//!   by the endgame databases, appendable in chunks; `datagen::rescore`
-//!   labels a file's positions again by a deeper search); [`train`] fits
+//!   by the endgame databases, appendable in chunks, numbered so that a run
+//!   can be cut into shards; `datagen::rescore` labels a file's positions
+//!   again by a deeper search; `datagen::merge` joins files and shards);
+//!   [`train`] fits
 //!   the pattern weights (`train::patterns`) and the network
 //!   (`train::network`) to them.
 //! - [`review`]: a finished game judged move by move (the loss in expected
@@ -87,6 +92,7 @@ pub mod files;
 pub mod perft;
 pub mod proc_info;
 pub mod rng;
+pub mod shard;
 
 pub mod eval;
 pub mod solve;

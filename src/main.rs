@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use cli::datagen::DatagenArgs;
 use cli::dxp::DxpArgs;
 use cli::endings::EndingsArgs;
+use cli::merge::MergeArgs;
 use cli::perft::PerftArgs;
 use cli::rescore::RescoreArgs;
 use cli::serve::ServeArgs;
@@ -65,7 +66,7 @@ enum Command {
     /// English endgame databases: build, probe, verify, stats, plan.
     #[command(subcommand)]
     Egdb(cli::egdb::EgdbCommand),
-    /// English opening books: build, probe, stats, verify.
+    /// English opening books: build, probe, stats, verify, dump, learn, merge.
     #[command(subcommand)]
     Book(cli::book::BookCommand),
     /// Play self-play games of English and write their positions as training data
@@ -77,6 +78,9 @@ enum Command {
     /// Search the positions of a `kingme datagen` file again, deeper, and write
     /// them with the new scores (same positions and results) as training data.
     Rescore(RescoreArgs),
+    /// Join data files into one: every shard of one `kingme datagen` or
+    /// `kingme rescore` run (the unsharded run's file), or whole files.
+    MergeData(MergeArgs),
     /// Write positions the endgame databases know, each labelled by its exact
     /// value, reached by random plies from a `kingme datagen` file's late
     /// positions: training data for what the engine evaluates past the
@@ -139,6 +143,7 @@ fn main() -> ExitCode {
         Some(Command::Datagen(a)) => cli::datagen::run_datagen(&a),
         Some(Command::Train(a)) => cli::train::run_train(&a),
         Some(Command::Rescore(a)) => cli::rescore::run_rescore(&a),
+        Some(Command::MergeData(a)) => cli::merge::run_merge(&a),
         Some(Command::Endings(a)) => cli::endings::run_endings(&a),
         Some(Command::Review(a)) => cli::review::run_review(&a),
         None => cli::serve::run_server(&cli.serve),

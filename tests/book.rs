@@ -2,7 +2,7 @@
 //! every stored move is legal, builds are reproducible and resumable, a
 //! corrupt, truncated or wrong-version file is refused with its name, and the
 //! engine answers from the book only where it should (and plays on without a
-//! book it could not open).
+//! book it could not open); the books of a build's shards merge into one.
 
 mod common;
 
@@ -537,4 +537,108 @@ fn the_command_line_learns_from_pdn_files() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("nowhere.pdn"));
     assert!(!dir.join("x.kmb").exists());
+}
+
+#[test]
+fn shard_builds_merge_into_one_book_of_every_root_that_a_build_continues() {
+    use kingme::shard::Shard;
+    let dir = temp_dir("shards");
+    let stop = AtomicBool::new(false);
+    let shard = |k| Shard::new(k, 2).unwrap();
+    let built = |path: &Path, opts: &BuildOptions, k| {
+        book::build_shard(path, opts, shard(k), &stop, &mut |_| {})
+    };
+    let parts = [dir.join("1.kmb"), dir.join("2.kmb")];
+    let roots = book::roots();
+    let mut held = Vec::new();
+    for (k, p) in (1..=2).zip(&parts) {
+        let r = built(p, &options(96, 2), k).unwrap();
+        assert_eq!(r.positions, 96);
+        let bytes = std::fs::read(p).unwrap();
+        let view = file::View::new(&bytes, "shard").unwrap();
+        assert_eq!(
+            (view.shard, bytes[8]),
+            (shard(k), 2),
+            "a shard's book is version 2"
+        );
+        // the shard's roots are searched first: all of them are in its book
+        let mine = shard(k).part_of(&roots);
+        assert!(mine.iter().all(|r| view.find(r).is_some()));
+        held.push(view.entries());
+    }
+    let merged = dir.join("merged.kmb");
+    let report = book::merge(&[parts[1].clone(), parts[0].clone()], &merged).unwrap();
+    let bytes = std::fs::read(&merged).unwrap();
+    let view = file::View::new(&bytes, "merged").unwrap();
+    assert_eq!(
+        (view.shard, bytes[8]),
+        (Shard::WHOLE, 1),
+        "a whole book is version 1"
+    );
+    let params = book::BookParams {
+        depth: 4,
+        dropout: 20,
+        seed: 7,
+    };
+    assert_eq!(view.params, params);
+    // every position of both books, once, each with its moves; the values
+    // backed up through the join agree with the rules of the format
+    let all: std::collections::HashSet<Position> = held.iter().flatten().map(|e| e.pos).collect();
+    assert_eq!((view.len(), report.positions), (all.len(), all.len()));
+    assert_eq!(report.shared, 192 - all.len());
+    for e in held.iter().flatten() {
+        let i = view.find(&e.pos).expect("every position of a shard");
+        let moves = |m: &[file::RawMove]| {
+            let mut v: Vec<_> = m.iter().map(|m| (m.from, m.to, m.captured)).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(moves(&view.moves(i)), moves(&e.moves));
+    }
+    assert!(roots.iter().all(|r| view.find(r).is_some()));
+    stats::verify(&view).unwrap();
+    // a build continues the merged book over all the roots
+    let more = build(&merged, &options(all.len() + 16, 1));
+    assert_eq!((more.resumed, more.added), (all.len(), 16));
+
+    // a shard continued as another is refused, naming its shard
+    let e = built(&parts[0], &options(112, 1), 2)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--shard 1/2"), "{e}");
+    let refused = |inputs: &[&PathBuf]| {
+        let inputs: Vec<PathBuf> = inputs.iter().map(|p| (*p).clone()).collect();
+        book::merge(&inputs, &dir.join("refused.kmb"))
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(&[&parts[0], &parts[1], &parts[0]]);
+    assert!(e.contains("1/2 again"), "{e}");
+    let e = refused(&[&parts[1]]);
+    assert!(e.contains("shards 1 of 2 missing"), "{e}");
+    // another seed is another build
+    let seeded = dir.join("seeded.kmb");
+    let mut other = options(79, 1);
+    other.seed = 8;
+    built(&seeded, &other, 2).unwrap();
+    let e = refused(&[&parts[0], &seeded]);
+    assert!(e.contains("seeded.kmb") && e.contains("--seed 8"), "{e}");
+    // two books whose searches of one position differ
+    let first = held[0].clone();
+    let mut changed = first.clone();
+    let leaf = changed[0]
+        .moves
+        .iter_mut()
+        .find(|m| m.flags & file::FLAG_IN_BOOK == 0)
+        .expect("a move out of the book");
+    leaf.value += 1;
+    let (a, b) = (dir.join("a.kmb"), dir.join("b.kmb"));
+    std::fs::write(&a, file::encode(&params, &first)).unwrap();
+    std::fs::write(&b, file::encode(&params, &changed)).unwrap();
+    let e = refused(&[&a, &b]);
+    assert!(
+        e.contains("a.kmb") && e.contains("b.kmb") && e.contains("disagree"),
+        "{e}"
+    );
+    assert!(!dir.join("refused.kmb").exists());
 }

@@ -12,9 +12,10 @@ fn temp(name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
-/// Positions in a data file of `len` bytes (a 16-byte header, 16 bytes each).
+/// Positions in a data file of `len` bytes (the header of the format's
+/// version, 16 bytes each).
 fn positions_of(len: u64) -> u64 {
-    len.saturating_sub(16) / 16
+    len.saturating_sub(kingme::datagen::record::HEADER_LEN as u64) / 16
 }
 
 #[test]

@@ -9,6 +9,9 @@
 //!
 //! The book written so far is the build's whole state: a build resumes from
 //! its output file, which is rewritten atomically at intervals.
+//!
+//! A shard of a build ([`build_shard`]) grows the book of one contiguous part
+//! of the roots; [`mod@super::merge`] joins the shards' books into one.
 
 use super::file::{self, BookParams};
 use super::tree::{Leaf, Tree};
@@ -17,6 +20,7 @@ use crate::checked_file::{write_atomically, FileError};
 use crate::eval::Evaluator;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, History, Iteration, SearchLimits, SearchReport, TraceNode};
+use crate::shard::Shard;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -29,7 +33,8 @@ pub enum BuildError {
     #[error(transparent)]
     Book(#[from] FileError),
     /// The output file was built with other parameters.
-    #[error("{path} was built with --depth {depth} --dropout {dropout} --seed {seed}; continue it with those, or write a new file")]
+    #[error("{path} was built with --depth {depth} --dropout {dropout} --seed {seed}{}; continue it with those, or write a new file",
+        if .shard.is_whole() { String::new() } else { format!(" --shard {}", .shard) })]
     Mismatch {
         /// The file.
         path: String,
@@ -39,6 +44,8 @@ pub enum BuildError {
         dropout: u32,
         /// Its seed.
         seed: u64,
+        /// The part of the roots it grew from.
+        shard: Shard,
     },
     /// No transposition table for a worker.
     #[error(transparent)]
@@ -196,18 +203,33 @@ pub fn build(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&BuildProgress),
 ) -> Result<BuildReport, BuildError> {
+    build_shard(out, opts, Shard::WHOLE, stop, progress)
+}
+
+/// [`build`] for `shard` of the build: the book of that contiguous part of
+/// `opts.roots`, its file marked with the shard (a whole build's is not).
+/// The budgets are the shard's own.
+pub fn build_shard(
+    out: &Path,
+    opts: &BuildOptions,
+    shard: Shard,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&BuildProgress),
+) -> Result<BuildReport, BuildError> {
     let start = Instant::now();
     let params = opts.params();
+    let roots = shard.part_of(&opts.roots);
     let path = out.display().to_string();
     let mut tree = if out.exists() {
         let bytes = std::fs::read(out).map_err(|e| FileError::io(out, e))?;
         let view = file::View::new(&bytes, &path)?;
-        if view.params != params {
+        if view.params != params || view.shard != shard {
             return Err(BuildError::Mismatch {
                 path,
                 depth: view.params.depth,
                 dropout: view.params.dropout,
                 seed: view.params.seed,
+                shard: view.shard,
             });
         }
         Tree::from_entries(view.entries())
@@ -216,8 +238,11 @@ pub fn build(
     };
     let resumed = tree.nodes.len();
     let save = |tree: &Tree| {
-        write_atomically(out, [&file::encode(&params, &tree.entries())[..]])
-            .map_err(BuildError::Book)
+        write_atomically(
+            out,
+            [&file::encode_shard(&params, shard, &tree.entries())[..]],
+        )
+        .map_err(BuildError::Book)
     };
     let threads = opts.threads.max(1);
     let tables = (0..threads)
@@ -236,7 +261,7 @@ pub fn build(
         {
             break;
         }
-        let batch = tree.frontier(&opts.roots, &params, batch_size(threads).min(room));
+        let batch = tree.frontier(roots, &params, batch_size(threads).min(room));
         if batch.is_empty() {
             complete = true;
             break;

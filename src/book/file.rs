@@ -5,7 +5,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `KMBOOK\r\n` |
-//! | 8 | 4 | format version ([`VERSION`]) |
+//! | 8 | 4 | format version: [`VERSION`], or [`VERSION_SHARD`] for a shard's book |
 //! | 12 | 4 | variant: 0 = English |
 //! | 16 | 4 | entry (position) count |
 //! | 20 | 4 | move count |
@@ -13,7 +13,11 @@
 //! | 28 | 4 | drop-out weight: centi-men a ply of depth is worth |
 //! | 32 | 8 | seed of the build |
 //! | 40 | 8 | checksum: 64-bit FNV-1a, in lanes, of everything after the header |
-//! | 48 | 16 | zero |
+//! | 48 | 16 | version 1: zero; version 2: the shard K (u32), of N (u32), 8 zero bytes |
+//!
+//! Version 2 is the book of one shard of a build (`kingme book build
+//! --shard K/N`: the roots of that part); a whole book is written as
+//! version 1, so the files of earlier builds stay as they were.
 //!
 //! Then the entries, [`ENTRY_BYTES`] each, sorted by (key, black, white,
 //! kings, turn): the position's Zobrist key (u64), its black pieces, white
@@ -35,12 +39,15 @@
 use crate::board::{Bitboard, Color, Move, Position, Variant};
 use crate::checked_file::reader::{u32_at, u64_at};
 use crate::checked_file::{Checksum, FileError, Format, PastTheEnd};
+use crate::shard::Shard;
 use std::path::Path;
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"KMBOOK\r\n";
-/// The format version this code reads and writes.
+/// The format version of a whole book.
 pub const VERSION: u32 = 1;
+/// The format version of a shard's book, which records the shard.
+pub const VERSION_SHARD: u32 = 2;
 /// Header size in bytes.
 pub const HEADER_BYTES: usize = 64;
 /// Bytes of one entry.
@@ -54,7 +61,7 @@ pub const FLAG_IN_BOOK: u8 = 1;
 const BOOK: Format = Format {
     magic: MAGIC,
     what: "book",
-    versions: &[VERSION],
+    versions: &[VERSION, VERSION_SHARD],
     checksum: Checksum::Fnv1aLanes,
 };
 
@@ -137,9 +144,16 @@ pub fn checksum(data: &[u8]) -> u64 {
     BOOK.sum(data)
 }
 
-/// The bytes of a book of `entries` (any order; sorted here).
+/// The bytes of a whole book of `entries` (any order; sorted here).
 #[must_use]
 pub fn encode(params: &BookParams, entries: &[RawEntry]) -> Vec<u8> {
+    encode_shard(params, Shard::WHOLE, entries)
+}
+
+/// The bytes of the book of `shard` of a build, of `entries` (any order;
+/// sorted here): version 1 for the whole build, else version 2.
+#[must_use]
+pub fn encode_shard(params: &BookParams, shard: Shard, entries: &[RawEntry]) -> Vec<u8> {
     let mut order: Vec<&RawEntry> = entries.iter().collect();
     order.sort_by_key(|e| sort_key(&e.pos));
     let n_moves: usize = entries.iter().map(|e| e.moves.len()).sum();
@@ -165,7 +179,12 @@ pub fn encode(params: &BookParams, entries: &[RawEntry]) -> Vec<u8> {
             body.extend_from_slice(&m.captured.to_le_bytes());
         }
     }
-    let mut h = BOOK.header(VERSION);
+    let version = if shard.is_whole() {
+        VERSION
+    } else {
+        VERSION_SHARD
+    };
+    let mut h = BOOK.header(version);
     h.u32(0)
         .u32(entries.len() as u32)
         .u32(n_moves as u32)
@@ -173,6 +192,9 @@ pub fn encode(params: &BookParams, entries: &[RawEntry]) -> Vec<u8> {
         .u32(params.dropout)
         .u64(params.seed)
         .u64(checksum(&body));
+    if !shard.is_whole() {
+        h.u32(shard.index()).u32(shard.count());
+    }
     let mut out = h.finish(HEADER_BYTES);
     out.extend_from_slice(&body);
     out
@@ -193,6 +215,8 @@ fn long(b: &[u8], at: usize) -> u64 {
 pub struct View<'a> {
     /// Build parameters.
     pub params: BookParams,
+    /// The part of a build the book holds ([`Shard::WHOLE`]: all of it).
+    pub shard: Shard,
     entries: &'a [u8],
     moves: &'a [u8],
     len: usize,
@@ -204,13 +228,22 @@ impl<'a> View<'a> {
     pub fn new(bytes: &'a [u8], path: &str) -> Result<View<'a>, FileError> {
         let path = Path::new(path);
         let short = |e: PastTheEnd| e.in_file(path);
-        let (_, mut r) = BOOK.open(bytes, path)?;
+        let (version, mut r) = BOOK.open(bytes, path)?;
         let variant = r.u32().map_err(short)?;
         let len = r.u32().map_err(short)? as usize;
         let n_moves = r.u32().map_err(short)? as usize;
         r.skip(16).map_err(short)?; // depth, drop-out weight, seed
         let expected = r.u64().map_err(short)?;
-        let reserved = r.take(HEADER_BYTES - 48).map_err(short)?;
+        let shard = if version == VERSION_SHARD {
+            let (k, n) = (r.u32().map_err(short)?, r.u32().map_err(short)?);
+            match Shard::new(k, n) {
+                Ok(s) if !s.is_whole() => s,
+                _ => return Err(FileError::header(path, format!("shard {k}/{n}"))),
+            }
+        } else {
+            Shard::WHOLE
+        };
+        let reserved = r.take(HEADER_BYTES - r.position()).map_err(short)?;
         if variant != 0 {
             return Err(FileError::header(
                 path,
@@ -229,6 +262,7 @@ impl<'a> View<'a> {
         }
         BOOK.verify(path, expected, &bytes[HEADER_BYTES..])?;
         let view = View::trusted(bytes);
+        debug_assert_eq!(view.shard, shard);
         view.check_fields(n_moves)
             .map_err(|reason| not_a_book(path, &reason))?;
         Ok(view)
@@ -239,12 +273,17 @@ impl<'a> View<'a> {
     pub(super) fn trusted(bytes: &'a [u8]) -> View<'a> {
         let len = word(bytes, 16) as usize;
         let split = HEADER_BYTES + len * ENTRY_BYTES;
+        let shard = match word(bytes, 8) {
+            VERSION_SHARD => Shard::new(word(bytes, 48), word(bytes, 52)).unwrap_or(Shard::WHOLE),
+            _ => Shard::WHOLE,
+        };
         View {
             params: BookParams {
                 depth: word(bytes, 24),
                 dropout: word(bytes, 28),
                 seed: long(bytes, 32),
             },
+            shard,
             entries: &bytes[HEADER_BYTES..split],
             moves: &bytes[split..],
             len,

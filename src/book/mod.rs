@@ -4,7 +4,9 @@
 //! - [`mod@file`]: the file format (header, sorted entries, moves, checksum),
 //!   written atomically and checked as a whole when read.
 //! - [`mod@build`]: drop-out expansion from the start and the 3-move ballots,
-//!   restartable from its own output.
+//!   restartable from its own output, whole or one shard of the roots.
+//! - [`mod@merge`]: the shards' books (or books of one build's parameters)
+//!   joined into one.
 //! - `probe`: an open book (the shipped one or a memory-mapped file), the
 //!   moves it knows in a position and the choice among them.
 //! - `tree`: the book as positions and moves, values backed up by negamax
@@ -17,13 +19,15 @@
 pub mod build;
 pub mod file;
 pub mod learn;
+pub mod merge;
 mod probe;
 pub mod stats;
 mod tree;
 
-pub use build::{build, BuildError, BuildOptions, BuildProgress, BuildReport};
+pub use build::{build, build_shard, BuildError, BuildOptions, BuildProgress, BuildReport};
 pub use file::BookParams;
 pub use learn::{learn, LearnReport, PlayedGame};
+pub use merge::{merge, BookMergeError, BookMergeReport};
 pub use probe::{choose, Book, BookMove};
 
 use crate::board::{Position, Variant};

@@ -18,11 +18,28 @@ pub fn write_atomically<'a>(
     path: &Path,
     parts: impl IntoIterator<Item = &'a [u8]>,
 ) -> Result<(), FileError> {
+    write_atomically_with(path, |w| {
+        for p in parts {
+            w.write_all(p).map_err(|e| FileError::io(path, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the file `path` as [`write_atomically`] does, its bytes from
+/// `write` (which may fail with an error of its own, or name the file in a
+/// [`FileError`]); on any failure the temporary file is removed and `path`
+/// is as it was.
+pub fn write_atomically_with<E: From<FileError>>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E> {
     let tmp = temporary(path);
-    let written = write_synced(&tmp, parts).and_then(|()| fs::rename(&tmp, path));
+    let written = write_synced(path, &tmp, write)
+        .and_then(|()| fs::rename(&tmp, path).map_err(|e| FileError::io(path, e).into()));
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
-        return Err(FileError::io(path, e));
+        return Err(e);
     }
     let dir = path
         .parent()
@@ -35,16 +52,25 @@ pub fn write_atomically<'a>(
     Ok(())
 }
 
-/// Creates `tmp` (never an existing file), writes `parts` and syncs it.
-fn write_synced<'a>(tmp: &Path, parts: impl IntoIterator<Item = &'a [u8]>) -> std::io::Result<()> {
-    let mut f = OpenOptions::new().write(true).create_new(true).open(tmp)?;
+/// Creates `tmp` (never an existing file), writes it with `write` and
+/// syncs it; errors name `path`, the file it stands for.
+fn write_synced<E: From<FileError>>(
+    path: &Path,
+    tmp: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E> {
+    let io = |e| FileError::io(path, e);
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)
+        .map_err(io)?;
     let mut w = BufWriter::new(&mut f);
-    for p in parts {
-        w.write_all(p)?;
-    }
-    w.flush()?;
+    write(&mut w)?;
+    w.flush().map_err(io)?;
     drop(w);
-    f.sync_all()
+    f.sync_all().map_err(io)?;
+    Ok(())
 }
 
 /// A temporary name for `path` that no other writer uses:

@@ -24,7 +24,7 @@ pub mod fnv;
 pub mod header;
 pub mod reader;
 
-pub use atomic::{temporary_of, write_atomically};
+pub use atomic::{temporary_of, write_atomically, write_atomically_with};
 pub use error::FileError;
 pub use header::{Checksum, Format, HeaderWriter};
 pub use reader::{PastTheEnd, Reader};

@@ -25,6 +25,9 @@ pub enum BookCommand {
     /// Learn from played games (PDN files): the move by which each English
     /// game left the book moves towards the game's result, for its player.
     Learn(LearnArgs),
+    /// Join books into one: every shard of one build (`book build --shard`),
+    /// or books built with the same --depth, --dropout and --seed.
+    Merge(MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -74,6 +77,24 @@ pub struct BuildArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Grow only the K-th of N contiguous parts of the roots (K from 1 to N;
+    /// the budgets are the shard's); `kingme book merge` joins the N books.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<kingme::shard::Shard>,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The book to write (refused if it exists, unless --force).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    force: bool,
+    /// The books: every shard of one build (in any order), or books of the
+    /// same parameters.
+    #[arg(required = true, value_name = "IN")]
+    inputs: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -107,6 +128,7 @@ pub(crate) fn run(c: BookCommand) -> Result<(), String> {
         BookCommand::Verify(a) => run_verify(&a),
         BookCommand::Dump(a) => run_dump(&a),
         BookCommand::Learn(a) => run_learn(&a),
+        BookCommand::Merge(a) => run_merge(&a),
     }
 }
 
@@ -157,7 +179,8 @@ fn run_build(a: &BuildArgs) -> Result<(), String> {
         )
     };
     let stop = super::stop_on_signal();
-    let report = book::build(&a.out, &opts, stop, &mut |p| {
+    let shard = a.shard.unwrap_or_default();
+    let report = book::build_shard(&a.out, &opts, shard, stop, &mut |p| {
         if a.positions.is_some() {
             bar.set_position(p.positions as u64);
         } else {
@@ -174,8 +197,14 @@ fn run_build(a: &BuildArgs) -> Result<(), String> {
     })
     .map_err(|e| e.to_string())?;
     bar.finish_and_clear();
+    let shard = if shard.is_whole() {
+        String::new()
+    } else {
+        let r = shard.part(opts.roots.len() as u64);
+        format!(" shard {shard} (roots {}..{})", r.start, r.end)
+    };
     println!(
-        "book {} positions {} (resumed {}, added {}) depth {} dropout {} seed {} time {:.1}s{}",
+        "book {} positions {} (resumed {}, added {}) depth {} dropout {} seed {}{shard} time {:.1}s{}",
         a.out.display(),
         report.positions,
         report.resumed,
@@ -189,6 +218,19 @@ fn run_build(a: &BuildArgs) -> Result<(), String> {
         } else {
             ""
         }
+    );
+    Ok(())
+}
+
+fn run_merge(a: &MergeArgs) -> Result<(), String> {
+    super::check_output(&a.out, false, a.force)?;
+    let r = book::merge(&a.inputs, &a.out).map_err(|e| e.to_string())?;
+    println!(
+        "book {} positions {} from {} books ({} held by more than one)",
+        a.out.display(),
+        r.positions,
+        a.inputs.len(),
+        r.shared
     );
     Ok(())
 }
@@ -280,12 +322,17 @@ fn run_stats(a: &BookArg) -> Result<(), String> {
     let p = view.params;
     let mut lines = Vec::new();
     lines.push(format!(
-        "{}: {} positions, depth {}, dropout {}, seed {}",
+        "{}: {} positions, depth {}, dropout {}, seed {}{}",
         book.name(),
         view.len(),
         p.depth,
         p.dropout,
-        p.seed
+        p.seed,
+        if view.shard.is_whole() {
+            String::new()
+        } else {
+            format!(", shard {}", view.shard)
+        }
     ));
     let (plies, unreached) = stats::by_plies(&view, &roots);
     for (d, n) in plies.iter().enumerate() {
@@ -347,7 +394,7 @@ fn run_learn(a: &LearnArgs) -> Result<(), String> {
     let (games, skipped) = read_games(&a.pdn)?;
     let view = book.view();
     let (entries, report) = book::learn(view.entries(), &games, i32::from(a.weight));
-    let bytes = book::file::encode(&view.params, &entries);
+    let bytes = book::file::encode_shard(&view.params, view.shard, &entries);
     kingme::checked_file::write_atomically(&a.out, [&bytes[..]]).map_err(|e| e.to_string())?;
     println!(
         "book {} learned from {} of {} games ({} without a result, not English or not replayable): {} moves changed, {} positions",

@@ -75,7 +75,9 @@ pub(crate) fn run_endings(a: &EndingsArgs) -> Result<(), String> {
     tb.preload(tb.probe_pieces());
     let mut out = open_output(&a.out, false)?;
     let werr = |e: std::io::Error| format!("{}: {e}", a.out.display());
-    record::write_header(&mut out, cfg.seed).map_err(werr)?;
+    record::Header::new(record::Source::Endings, cfg.seed)
+        .write(&mut out)
+        .map_err(werr)?;
     let bar = progress_bar(
         input.len() as u64,
         a.quiet,

@@ -8,6 +8,7 @@ pub(crate) mod datagen;
 pub(crate) mod dxp;
 pub(crate) mod egdb;
 pub(crate) mod endings;
+pub(crate) mod merge;
 pub(crate) mod perft;
 pub(crate) mod rescore;
 pub(crate) mod review;

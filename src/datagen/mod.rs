@@ -12,14 +12,26 @@
 //! win, when one side's score stays above [`DatagenConfig::adjudicate`] for eight
 //! plies, or as a draw after [`DatagenConfig::max_plies`].
 //!
+//! Games are numbered 0, 1, 2, …: game `g`'s start, random plies and noise
+//! come from the seed and `g` alone, and its searches start from an empty
+//! table, so a game is the same in every run that plays it, on any thread.
+//! Games are played on several threads and written in their numbers' order,
+//! so a run's file depends on its seed and settings, not on the threads.
+//! A run plays games from the first until it has its positions, or only
+//! those numbered below [`DatagenConfig::games`]; a shard
+//! ([`DatagenConfig::shard`]) plays one contiguous range of those, so the
+//! shards of a run, joined in order by [`merge`], are the run's file.
+//!
 //! A run may continue a file ([`Existing`]): its positions count towards the
-//! total and are not written again, and its games differ from the file's.
-//! Games are spread over threads; a run is reproducible for a given seed, file
-//! and one thread (with more, which thread plays which game depends on timing).
+//! total and are not written again, and it goes on from the next game the
+//! file's header names (a game played again writes nothing: its positions
+//! are in the file), so a run stopped and continued writes the file of one
+//! that never stopped.
 //!
 //! [`rescore`] labels a data file's positions again by a deeper search.
 
 pub mod endings;
+pub mod merge;
 pub mod record;
 pub mod rescore;
 
@@ -30,10 +42,12 @@ use crate::openings;
 use crate::rng::SplitMix64;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, Iteration, Score, SearchLimits, SearchReport, TraceNode};
+use crate::shard::Shard;
 pub use record::Record;
-use record::SCORE_CLAMP;
-use std::collections::HashSet;
+use record::{Header, Source, SCORE_CLAMP};
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -41,7 +55,9 @@ use std::sync::Arc;
 /// What a datagen run plays.
 #[derive(Clone, Debug)]
 pub struct DatagenConfig {
-    /// Stop after this many positions.
+    /// Stop after this many positions (written ones: a repeat does not
+    /// count, so a run whose games cannot give this many goes on until
+    /// stopped or `games` ends it).
     pub positions: u64,
     /// Nodes per move.
     pub nodes: u64,
@@ -69,6 +85,12 @@ pub struct DatagenConfig {
     pub adjudicate: i32,
     /// Transposition table per thread, MiB.
     pub hash_mib: usize,
+    /// Play only the games numbered below this (those of the whole run, all
+    /// its shards together); `None`: as many as `positions` takes.
+    pub games: Option<u64>,
+    /// The part of the games this run plays: the `K`-th of `N` contiguous
+    /// ranges of the game numbers below `games` (which a shard needs).
+    pub shard: Shard,
 }
 
 impl Default for DatagenConfig {
@@ -87,6 +109,33 @@ impl Default for DatagenConfig {
             max_plies: 300,
             adjudicate: 500,
             hash_mib: 4,
+            games: None,
+            shard: Shard::WHOLE,
+        }
+    }
+}
+
+impl DatagenConfig {
+    /// The numbers of the games this run may play: its shard's range.
+    fn game_numbers(&self) -> std::io::Result<Range<u64>> {
+        match self.games {
+            Some(g) => Ok(self.shard.part(g)),
+            None if self.shard.is_whole() => Ok(0..u64::MAX),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a shard of a datagen run needs the run's number of games",
+            )),
+        }
+    }
+
+    /// The header of a new file of this run.
+    #[must_use]
+    pub fn header(&self) -> Header {
+        Header {
+            shard: self.shard,
+            whole: self.games.unwrap_or(0),
+            next_game: self.game_numbers().map_or(0, |r| r.start),
+            ..Header::new(Source::Games, self.seed)
         }
     }
 }
@@ -104,26 +153,53 @@ pub struct DatagenSummary {
     pub duplicates: u64,
     /// Games ended by the endgame databases.
     pub by_egdb: u64,
+    /// The number of the next game: the file holds the games below it (a
+    /// caller keeps it in the file's header, [`record::rewrite_header`]).
+    pub next_game: u64,
 }
 
-/// The file a run continues: its positions' count and keys.
+/// The file a run continues: its positions' count and keys, and its next
+/// game; the default is a new file.
 #[derive(Clone, Debug, Default)]
 pub struct Existing {
     /// Positions in it.
     pub positions: u64,
     /// Their Zobrist keys.
     pub keys: HashSet<u64>,
+    /// The first game to play: the file holds the games below it.
+    pub next_game: u64,
+    /// Whether there is a file (with its header) to continue.
+    pub continued: bool,
 }
 
 impl Existing {
-    /// The positions of `records`.
+    /// A file holding `records` after its header, continued from game 0 (the
+    /// games it holds are played again and write nothing).
     #[must_use]
     pub fn of(records: &[Record]) -> Existing {
         Existing {
             positions: records.len() as u64,
             keys: records.iter().map(|r| r.position.hash()).collect(),
+            next_game: 0,
+            continued: true,
         }
     }
+
+    /// A file with `header` and `records`, continued from the next game its
+    /// header names.
+    #[must_use]
+    pub fn of_file(header: &Header, records: &[Record]) -> Existing {
+        Existing {
+            next_game: header.next_game,
+            ..Existing::of(records)
+        }
+    }
+}
+
+/// The generator of game `g`'s start, random plies and noise.
+fn game_rng(seed: u64, g: u64) -> SplitMix64 {
+    let base = SplitMix64(seed).next_u64();
+    SplitMix64(SplitMix64(base ^ g).next_u64())
 }
 
 /// How a game ended, and whether the databases ended it.
@@ -248,10 +324,12 @@ fn play_game(
     })
 }
 
-/// Plays games until `out` holds `cfg.positions` positions, `existing` ones
-/// (already in `out`, after its header) included; writes the header first when
-/// there are none. `progress` is called after each game. `stop` ends the run
-/// early: no game starts after it, and the games in flight are still written.
+/// Plays games in order until `out` holds `cfg.positions` positions,
+/// `existing` ones (already in `out`, after its header) included, or until
+/// the run's games are played; writes the header first when there is no
+/// file to continue. `progress` is called after each game. `stop` ends the
+/// run early: no game starts after it, and the games in flight are still
+/// written.
 pub fn run(
     cfg: &DatagenConfig,
     out: &mut impl Write,
@@ -259,6 +337,7 @@ pub fn run(
     stop: &AtomicBool,
     mut progress: impl FnMut(&DatagenSummary),
 ) -> std::io::Result<DatagenSummary> {
+    let numbers = cfg.game_numbers()?;
     let deck: Vec<Position> = if cfg.starts.is_empty() {
         openings::acf_deck()
             .map_err(std::io::Error::other)?
@@ -268,8 +347,9 @@ pub fn run(
     } else {
         cfg.starts.clone()
     };
-    if existing.positions == 0 {
-        record::write_header(out, cfg.seed)?;
+    if !existing.continued {
+        cfg.header().write(out)?;
+        out.flush()?;
     }
     if let Some(tb) = &cfg.egdb {
         // searches probe only what is read (they never wait for a file): all
@@ -277,67 +357,90 @@ pub fn run(
         tb.preload(tb.max_pieces());
     }
     let mut seen = existing.keys;
-    // a continued file gets games of its own
-    let salt = existing.positions.wrapping_mul(0xd1b5_4a32_d192_ed03);
+    let first = existing.next_game.clamp(numbers.start, numbers.end);
     let tables = (0..cfg.threads.max(1))
         .map(|_| TranspositionTable::try_new(cfg.hash_mib).map_err(std::io::Error::other))
         .collect::<std::io::Result<Vec<_>>>()?;
-    let written = AtomicU64::new(existing.positions);
+    let next = AtomicU64::new(first);
     let mut summary = DatagenSummary {
         positions: existing.positions,
+        next_game: first,
         ..DatagenSummary::default()
     };
-    let (tx, rx) = mpsc::sync_channel::<Played>(64);
+    // set once the file has its positions: no game starts after it
+    let enough = AtomicBool::new(summary.positions >= cfg.positions);
+    let (tx, rx) = mpsc::sync_channel::<(u64, Option<Played>)>(64);
     std::thread::scope(|scope| -> std::io::Result<()> {
         for (t, tt) in tables.into_iter().enumerate() {
             let tx = tx.clone();
-            let (deck, written) = (&deck, &written);
+            let (deck, next, enough, end) = (&deck, &next, &enough, numbers.end);
             std::thread::Builder::new()
                 .name(format!("kingme-datagen-{t}"))
                 .spawn_scoped(scope, move || {
-                    let mut rng =
-                        SplitMix64(cfg.seed ^ salt ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9));
-                    while written.load(Ordering::Relaxed) < cfg.positions
-                        && !stop.load(Ordering::Relaxed)
-                    {
-                        if let Some(g) = play_game(cfg, &mut rng, deck, &tt) {
-                            written.fetch_add(g.kept.len() as u64, Ordering::Relaxed);
-                            if tx.send(g).is_err() {
-                                break;
-                            }
+                    while !enough.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+                        let g = next.fetch_add(1, Ordering::Relaxed);
+                        if g >= end {
+                            break;
+                        }
+                        let played = play_game(cfg, &mut game_rng(cfg.seed, g), deck, &tt);
+                        if tx.send((g, played)).is_err() {
+                            break;
                         }
                     }
                 })?;
         }
         drop(tx);
-        for played in rx {
-            if summary.positions >= cfg.positions {
-                continue;
-            }
-            let result = record::result_of(played.outcome);
-            for (position, score) in &played.kept {
-                if !seen.insert(position.hash()) {
-                    summary.duplicates += 1;
-                    continue;
-                }
-                let r = Record {
-                    position: *position,
-                    result,
-                    score: *score,
+        // games finished out of order wait here for the ones before them
+        let mut waiting = BTreeMap::new();
+        for (g, played) in rx {
+            waiting.insert(g, played);
+            while !enough.load(Ordering::Relaxed) {
+                let Some(played) = waiting.remove(&summary.next_game) else {
+                    break;
                 };
-                out.write_all(&r.to_bytes())?;
-                summary.positions += 1;
+                summary.next_game += 1;
+                if let Some(played) = played {
+                    write_game(&played, out, &mut seen, &mut summary)?;
+                }
+                if summary.positions >= cfg.positions {
+                    enough.store(true, Ordering::Relaxed);
+                }
+                progress(&summary);
             }
-            out.flush()?;
-            summary.games += 1;
-            summary.by_egdb += u64::from(played.by_egdb);
-            summary.results[2 - result as usize] += 1;
-            progress(&summary);
         }
         Ok(())
     })?;
     out.flush()?;
     Ok(summary)
+}
+
+/// Writes the positions of `played` that `seen` does not hold yet, and
+/// counts the game.
+fn write_game(
+    played: &Played,
+    out: &mut impl Write,
+    seen: &mut HashSet<u64>,
+    summary: &mut DatagenSummary,
+) -> std::io::Result<()> {
+    let result = record::result_of(played.outcome);
+    for (position, score) in &played.kept {
+        if !seen.insert(position.hash()) {
+            summary.duplicates += 1;
+            continue;
+        }
+        let r = Record {
+            position: *position,
+            result,
+            score: *score,
+        };
+        out.write_all(&r.to_bytes())?;
+        summary.positions += 1;
+    }
+    out.flush()?;
+    summary.games += 1;
+    summary.by_egdb += u64::from(played.by_egdb);
+    summary.results[2 - result as usize] += 1;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -429,5 +532,86 @@ mod tests {
         assert_eq!(&all[..first.len()], &first[..]);
         let keys: HashSet<u64> = all.iter().map(|r| r.position.hash()).collect();
         assert_eq!(keys.len(), all.len(), "the continuation repeats a position");
+    }
+
+    #[test]
+    fn the_file_does_not_depend_on_the_threads() {
+        let stop = AtomicBool::new(false);
+        let mut one = Vec::new();
+        run(&config(300), &mut one, Existing::default(), &stop, |_| {}).unwrap();
+        let mut three = Vec::new();
+        let cfg = DatagenConfig {
+            threads: 3,
+            ..config(300)
+        };
+        let s = run(&cfg, &mut three, Existing::default(), &stop, |_| {}).unwrap();
+        assert!(s.positions >= 300, "{s:?}");
+        assert!(three == one, "three threads wrote another file than one");
+    }
+
+    #[test]
+    fn shards_play_disjoint_ranges_of_the_games_that_join_into_the_whole_run() {
+        let whole_run = |shard| DatagenConfig {
+            positions: u64::MAX,
+            games: Some(5),
+            shard,
+            ..config(0)
+        };
+        let stop = AtomicBool::new(false);
+        let mut all = Vec::new();
+        let s = run(
+            &whole_run(Shard::WHOLE),
+            &mut all,
+            Existing::default(),
+            &stop,
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!((s.games, s.next_game), (5, 5), "{s:?}");
+        let all = records(&all);
+        let mut parts = Vec::new();
+        for k in 1..=2 {
+            let mut out = Vec::new();
+            let shard = Shard::new(k, 2).unwrap();
+            let s = run(
+                &whole_run(shard),
+                &mut out,
+                Existing::default(),
+                &stop,
+                |_| {},
+            )
+            .unwrap();
+            // games 0 and 1, then 2, 3 and 4
+            assert_eq!(
+                (s.games, s.next_game),
+                ([2, 3][k as usize - 1], [2, 5][k as usize - 1])
+            );
+            let (header, recs) = record::parse_file(&out, "shard").unwrap();
+            assert_eq!((header.shard, header.whole), (shard, 5));
+            parts.push(recs);
+        }
+        // the first shard's games are the whole run's first games; the
+        // second's, less what the first wrote, are the rest
+        assert_eq!(&all[..parts[0].len()], &parts[0][..]);
+        let first: HashSet<u64> = parts[0].iter().map(|r| r.position.hash()).collect();
+        let rest: Vec<Record> = parts[1]
+            .iter()
+            .filter(|r| !first.contains(&r.position.hash()))
+            .copied()
+            .collect();
+        assert_eq!(&all[parts[0].len()..], &rest[..]);
+        // a shard needs the run's games
+        let no_games = DatagenConfig {
+            games: None,
+            ..whole_run(Shard::new(1, 2).unwrap())
+        };
+        let err = run(
+            &no_games,
+            &mut Vec::new(),
+            Existing::default(),
+            &stop,
+            |_| {},
+        );
+        assert_eq!(err.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
     }
 }

@@ -1,12 +1,26 @@
-//! The training data format written by `kingme datagen` and read by `kingme train`.
+//! The training data format written by `kingme datagen` (and `kingme rescore`,
+//! `kingme endings`, `kingme merge-data`) and read by `kingme train`.
 //!
-//! A data file (`.kmd`) is a 16-byte header, then 16-byte records, all integers
-//! little-endian:
+//! A data file (`.kmd`) is a header, then 16-byte records, all integers
+//! little-endian. Records are appended as a run goes (a file is never
+//! rewritten), so the file has no checksum; every record is checked when
+//! read. Version 2 (magic `KMDATA02`) has a 64-byte header:
 //!
-//! | bytes | header |
-//! |---|---|
-//! | 8 | magic `KMDATA01` |
-//! | 8 | seed of the run that wrote it (informative) |
+//! | offset | bytes | header, version 2 |
+//! |---|---|---|
+//! | 0 | 8 | magic `KMDATA02` |
+//! | 8 | 8 | seed of the run that wrote it (informative; rescore: 0) |
+//! | 16 | 4 | what wrote the records ([`Source`]): 1 datagen's games, 2 rescore, 3 endings, 0 unknown (a join of several) |
+//! | 20 | 4 | shard K: the part of the job the file holds (1 to N) |
+//! | 24 | 4 | shards N: 1 when the file is the whole job |
+//! | 28 | 4 | zero |
+//! | 32 | 8 | the whole job's size: datagen the games of the run (`--games`; 0, no limit), rescore the records of its input |
+//! | 40 | 8 | datagen: the number of the next game the run plays (the file holds the games below it; updated as the run goes) |
+//! | 48 | 8 | rescore: FNV-1a 64, in lanes, of the input's records (the whole job's) |
+//! | 56 | 8 | zero |
+//!
+//! Version 1 (magic `KMDATA01`) has a 16-byte header: the magic and the seed;
+//! it reads as the whole job of an unknown source.
 //!
 //! | bytes | record: one position of a self-play game |
 //! |---|---|
@@ -21,15 +35,20 @@
 //! without a capture pending are written.
 
 use crate::board::{Bitboard, Color, Outcome, Position, Variant};
-use std::io::{Read, Write};
+use crate::shard::Shard;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-/// The first bytes of a data file.
-pub const MAGIC: &[u8; 8] = b"KMDATA01";
+/// The first bytes of a data file of version 2, the one written.
+pub const MAGIC: &[u8; 8] = b"KMDATA02";
+/// The first bytes of a data file of version 1.
+pub const MAGIC_V1: &[u8; 8] = b"KMDATA01";
 /// Bytes per record.
 pub const RECORD_LEN: usize = 16;
-/// Bytes of the header.
-pub const HEADER_LEN: usize = 16;
+/// Bytes of the header of version 2.
+pub const HEADER_LEN: usize = 64;
+/// Bytes of the header of version 1.
+pub const HEADER_LEN_V1: usize = 16;
 /// Search scores are clamped to this (a found win scores this).
 pub const SCORE_CLAMP: i32 = 3000;
 
@@ -130,22 +149,191 @@ impl Record {
     }
 }
 
-/// The header of a data file written with `seed`.
+/// What wrote a data file's records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// Not said: a file of version 1, or a join of files of several sources.
+    #[default]
+    Unknown,
+    /// `kingme datagen`'s self-play games.
+    Games,
+    /// `kingme rescore`: another file's positions with new scores.
+    Rescored,
+    /// `kingme endings`: positions the endgame databases label.
+    Endings,
+}
+
+impl Source {
+    fn code(self) -> u32 {
+        match self {
+            Source::Unknown => 0,
+            Source::Games => 1,
+            Source::Rescored => 2,
+            Source::Endings => 3,
+        }
+    }
+
+    fn from_code(c: u32) -> Option<Source> {
+        Some(match c {
+            0 => Source::Unknown,
+            1 => Source::Games,
+            2 => Source::Rescored,
+            3 => Source::Endings,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Unknown => "data",
+            Source::Games => "datagen games",
+            Source::Rescored => "rescored positions",
+            Source::Endings => "endings",
+        })
+    }
+}
+
+/// A data file's header (the module's doc has its bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The format version: 1 or 2 (the one written).
+    pub version: u32,
+    /// What wrote the records.
+    pub source: Source,
+    /// Seed of the run that wrote it.
+    pub seed: u64,
+    /// The part of the job the file holds.
+    pub shard: Shard,
+    /// The whole job's size: datagen the games (0: no limit), rescore the
+    /// records of its input.
+    pub whole: u64,
+    /// Datagen: the number of the next game to play; the file holds the
+    /// games below it.
+    pub next_game: u64,
+    /// Rescore: the fingerprint of its input's records ([`fingerprint`]).
+    pub input: u64,
+}
+
+impl Header {
+    /// The header of a new file of `source` written with `seed`: the whole
+    /// job, its other fields zero.
+    #[must_use]
+    pub fn new(source: Source, seed: u64) -> Header {
+        Header {
+            version: 2,
+            source,
+            seed,
+            shard: Shard::WHOLE,
+            whole: 0,
+            next_game: 0,
+            input: 0,
+        }
+    }
+
+    /// Its bytes, as version 2.
+    #[must_use]
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[..8].copy_from_slice(MAGIC);
+        h[8..16].copy_from_slice(&self.seed.to_le_bytes());
+        h[16..20].copy_from_slice(&self.source.code().to_le_bytes());
+        h[20..24].copy_from_slice(&self.shard.index().to_le_bytes());
+        h[24..28].copy_from_slice(&self.shard.count().to_le_bytes());
+        h[32..40].copy_from_slice(&self.whole.to_le_bytes());
+        h[40..48].copy_from_slice(&self.next_game.to_le_bytes());
+        h[48..56].copy_from_slice(&self.input.to_le_bytes());
+        h
+    }
+
+    /// Writes it (as version 2) at the start of a new data file.
+    pub fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(&self.to_bytes())
+    }
+
+    /// Bytes of this header in its file.
+    #[must_use]
+    pub fn byte_len(&self) -> usize {
+        if self.version == 1 {
+            HEADER_LEN_V1
+        } else {
+            HEADER_LEN
+        }
+    }
+
+    /// Whether the header is the short one of version 1.
+    #[must_use]
+    pub fn is_v1(&self) -> bool {
+        self.version == 1
+    }
+
+    /// The header at the start of `bytes` (which may go on past it); errors
+    /// name the file as `name`.
+    pub fn parse(bytes: &[u8], name: &str) -> Result<Header, DataError> {
+        let bad = |reason: String| DataError::Bad {
+            path: name.to_string(),
+            reason,
+        };
+        let u32_at =
+            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        if bytes.len() >= HEADER_LEN_V1 && bytes.starts_with(MAGIC_V1) {
+            return Ok(Header {
+                version: 1,
+                seed: u64_at(8),
+                ..Header::new(Source::Unknown, 0)
+            });
+        }
+        if !bytes.starts_with(MAGIC) {
+            return Err(bad(
+                "not kingme training data (no KMDATA02 or KMDATA01 magic)".into(),
+            ));
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(bad(format!(
+                "a header of {} bytes, version 2 has {HEADER_LEN}",
+                bytes.len()
+            )));
+        }
+        let source = Source::from_code(u32_at(16))
+            .ok_or_else(|| bad(format!("bad header: source {}", u32_at(16))))?;
+        let shard =
+            Shard::new(u32_at(20), u32_at(24)).map_err(|e| bad(format!("bad header: {e}")))?;
+        if u32_at(28) != 0 || u64_at(56) != 0 {
+            return Err(bad("bad header: reserved bytes are not zero".into()));
+        }
+        Ok(Header {
+            version: 2,
+            source,
+            seed: u64_at(8),
+            shard,
+            whole: u64_at(32),
+            next_game: u64_at(40),
+            input: u64_at(48),
+        })
+    }
+}
+
+/// The fingerprint of `records` a rescored file's header keeps of its input:
+/// FNV-1a 64, in lanes, of their bytes.
 #[must_use]
-pub fn header(seed: u64) -> [u8; HEADER_LEN] {
-    let mut h = [0u8; HEADER_LEN];
-    h[..8].copy_from_slice(MAGIC);
-    h[8..].copy_from_slice(&seed.to_le_bytes());
-    h
+pub fn fingerprint(records: &[Record]) -> u64 {
+    let bytes: Vec<u8> = records.iter().flat_map(|r| r.to_bytes()).collect();
+    crate::checked_file::fnv::fnv1a_lanes(&bytes)
 }
 
-/// Writes the header to a new data file.
-pub fn write_header(w: &mut impl Write, seed: u64) -> std::io::Result<()> {
-    w.write_all(&header(seed))
+/// Writes `header` over the version-2 header of the data file `file`
+/// (opened for writing, not appending), as a run goes (datagen's next game).
+pub fn rewrite_header(file: &mut std::fs::File, header: &Header) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&header.to_bytes())
 }
 
-/// Reads every record of a data file; a bad header, a partial last record or an
-/// impossible position is an error naming the file.
 /// Cuts a record that a killed run left half-written at the end of the data
 /// file at `path`; returns the bytes cut.
 pub fn cut_torn_record(path: &Path) -> Result<u64, DataError> {
@@ -153,21 +341,38 @@ pub fn cut_torn_record(path: &Path) -> Result<u64, DataError> {
         path: path.display().to_string(),
         source,
     };
-    let f = std::fs::OpenOptions::new()
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
         .write(true)
         .open(path)
         .map_err(io)?;
     let len = f.metadata().map_err(io)?.len();
-    let body = len.saturating_sub(HEADER_LEN as u64);
-    let torn = body % RECORD_LEN as u64;
-    if len >= HEADER_LEN as u64 && torn != 0 {
+    let mut magic = [0u8; 8];
+    if f.read_exact(&mut magic).is_err() {
+        return Ok(0);
+    }
+    let header = if &magic == MAGIC_V1 {
+        HEADER_LEN_V1
+    } else {
+        HEADER_LEN
+    } as u64;
+    if len < header {
+        return Ok(0);
+    }
+    let torn = (len - header) % RECORD_LEN as u64;
+    if torn != 0 {
         f.set_len(len - torn).map_err(io)?;
     }
-    Ok(if len >= HEADER_LEN as u64 { torn } else { 0 })
+    Ok(torn)
 }
 
 /// The records of the data file at `path`, all checked.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, DataError> {
+    read(path).map(|(_, records)| records)
+}
+
+/// The header and the records of the data file at `path`, all checked.
+pub fn read(path: &Path) -> Result<(Header, Vec<Record>), DataError> {
     let name = path.display().to_string();
     let mut bytes = Vec::new();
     std::fs::File::open(path)
@@ -176,20 +381,30 @@ pub fn read_file(path: &Path) -> Result<Vec<Record>, DataError> {
             path: name.clone(),
             source,
         })?;
-    parse(&bytes, &name)
+    parse_file(&bytes, &name)
 }
 
 /// The records of a data file's bytes, all checked; errors name the file as
 /// `name`.
 pub fn parse(bytes: &[u8], name: &str) -> Result<Vec<Record>, DataError> {
+    parse_file(bytes, name).map(|(_, records)| records)
+}
+
+/// The header and the records of a data file's bytes, all checked; errors
+/// name the file as `name`.
+pub fn parse_file(bytes: &[u8], name: &str) -> Result<(Header, Vec<Record>), DataError> {
+    let header = Header::parse(bytes, name)?;
+    let records = parse_records(&bytes[header.byte_len()..], name)?;
+    Ok((header, records))
+}
+
+/// The records of `body`, the bytes after a data file's header, all
+/// checked; errors name the file as `name`.
+pub fn parse_records(body: &[u8], name: &str) -> Result<Vec<Record>, DataError> {
     let bad = |reason: String| DataError::Bad {
         path: name.to_string(),
         reason,
     };
-    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
-        return Err(bad("not kingme training data (no KMDATA01 magic)".into()));
-    }
-    let body = &bytes[HEADER_LEN..];
     if !body.len().is_multiple_of(RECORD_LEN) {
         return Err(bad(format!(
             "{} bytes after the header is not a whole number of {RECORD_LEN}-byte records",
@@ -225,5 +440,45 @@ mod tests {
         let mut b = r.to_bytes();
         b[13] = 3;
         assert_eq!(Record::from_bytes(&b), None);
+    }
+
+    #[test]
+    fn headers_of_both_versions_read_and_a_bad_one_is_refused_by_name() {
+        let h = Header {
+            shard: Shard::new(3, 8).unwrap(),
+            whole: 1000,
+            next_game: 500,
+            input: 0x0123_4567_89ab_cdef,
+            ..Header::new(Source::Games, 77)
+        };
+        let r = Record {
+            position: Position::startpos(Variant::English),
+            result: 1,
+            score: 5,
+        };
+        let mut bytes = h.to_bytes().to_vec();
+        bytes.extend_from_slice(&r.to_bytes());
+        assert_eq!(&bytes[..8], b"KMDATA02");
+        assert_eq!(parse_file(&bytes, "f").unwrap(), (h, vec![r]));
+        // version 1: the magic and the seed, then the records
+        let mut v1 = b"KMDATA01".to_vec();
+        v1.extend_from_slice(&9u64.to_le_bytes());
+        v1.extend_from_slice(&r.to_bytes());
+        let (old, recs) = parse_file(&v1, "old").unwrap();
+        assert!(old.is_v1() && old.shard.is_whole() && old.source == Source::Unknown);
+        assert_eq!((old.seed, old.byte_len(), recs), (9, 16, vec![r]));
+        // a shard of K 0, an unknown source, reserved bytes set, a cut header
+        for (at, value) in [(20, 0u8), (16, 9), (30, 1), (60, 1)] {
+            let mut b = bytes.clone();
+            b[at] = value;
+            let e = parse(&b, "bad.kmd").unwrap_err().to_string();
+            assert!(e.starts_with("bad.kmd: bad header"), "{at}: {e}");
+        }
+        let e = parse(&bytes[..40], "cut.kmd").unwrap_err().to_string();
+        assert!(e.starts_with("cut.kmd: ") && e.contains("header"), "{e}");
+        let e = parse(b"KMDATA03 and more bytes", "new.kmd")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not kingme training data"), "{e}");
     }
 }

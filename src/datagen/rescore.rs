@@ -6,13 +6,18 @@
 //! and written in order, in chunks, so a run can be stopped and continued
 //! (the output's records are the input's first ones) and its bytes do not
 //! depend on the number of threads.
+//!
+//! A shard ([`RescoreConfig::shard`]) rescores one contiguous part of the
+//! input: the shards' files joined in order ([`super::merge`]) are the file
+//! of one run over the whole input, byte for byte.
 
-use super::record::{self, Record};
+use super::record::{self, Header, Record, Source};
 use super::{label_of, labelling_search, Silent};
 use crate::egdb::Tablebase;
 use crate::eval::Evaluator;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Control, History};
+use crate::shard::Shard;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -35,6 +40,8 @@ pub struct RescoreConfig {
     pub eval: Evaluator,
     /// Transposition table per thread, MiB.
     pub hash_mib: usize,
+    /// The part of the input rescored: the `K`-th of `N` contiguous parts.
+    pub shard: Shard,
 }
 
 impl Default for RescoreConfig {
@@ -46,6 +53,21 @@ impl Default for RescoreConfig {
             threads: 1,
             eval: Evaluator::default(),
             hash_mib: crate::engine::DEFAULT_HASH_MIB,
+            shard: Shard::WHOLE,
+        }
+    }
+}
+
+impl RescoreConfig {
+    /// The header of the file that rescores `input` (the whole input, of
+    /// which the shard rescores its part).
+    #[must_use]
+    pub fn header(&self, input: &[Record]) -> Header {
+        Header {
+            shard: self.shard,
+            whole: input.len() as u64,
+            input: record::fingerprint(input),
+            ..Header::new(Source::Rescored, 0)
         }
     }
 }
@@ -60,10 +82,11 @@ fn score_of(cfg: &RescoreConfig, pos: &crate::board::Position, tt: &Transpositio
     label_of(res.last.map(|l| l.score)) as i16
 }
 
-/// Writes `input[done..]` rescored to `out` (which holds the first `done`
-/// already, after its header; the header is written first when `done` is 0).
-/// `progress` is called with the records written so far after each chunk;
-/// `stop` ends the run after the chunk under way.
+/// Writes the records of `cfg.shard`'s part of `input` from the `done`-th
+/// on, rescored, to `out` (which holds the part's first `done` already, after
+/// its header; the header is written first when `done` is 0); returns the
+/// part's records written. `progress` is called with the records written so
+/// far after each chunk; `stop` ends the run after the chunk under way.
 pub fn run(
     cfg: &RescoreConfig,
     input: &[Record],
@@ -73,8 +96,9 @@ pub fn run(
     mut progress: impl FnMut(usize),
 ) -> std::io::Result<usize> {
     if done == 0 {
-        record::write_header(out, 0)?;
+        cfg.header(input).write(out)?;
     }
+    let input = cfg.shard.part_of(input);
     if let Some(tb) = &cfg.egdb {
         // as datagen: every file read before the searches, so that a score
         // does not depend on when a file was read
