@@ -68,7 +68,7 @@ test('values and board replies: exact values per move, the database line, game o
 test('review lines: every field, forced and exact flags, the pv, the note', () => {
   const blunder = parseReview('review ply 11 by white move 14-9 verdict blunder loss 0.2986 best 29-25 score cp -108 played cp -513 depth 8 nodes 20480 time 61 pv 29-25 6-10 25-21 10x17 21x14 2-6 30-25 8-11 26-22 6-10');
   assert.deepEqual(blunder, {
-    ply: 11, move: '14-9', verdict: 'blunder', loss: 0.2986, best: '29-25',
+    ply: 11, by: 'white', move: '14-9', verdict: 'blunder', loss: 0.2986, best: '29-25',
     score: { kind: 'cp', n: -108 }, played: { kind: 'cp', n: -513 }, depth: 8, nodes: 20480, time: 61,
     forced: false, exact: false, pv: ['29-25', '6-10', '25-21', '10x17', '21x14', '2-6', '30-25', '8-11', '26-22', '6-10'], note: null,
   });
