@@ -10,6 +10,7 @@ use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::openings::Opening;
 use kingme::board::EndReason;
 use kingme::board::Outcome;
+use kingme::engine::MoveComment;
 use kingme::{Color, Game, Variant};
 use serde::Serialize;
 use std::fmt;
@@ -231,6 +232,9 @@ pub struct GameRecord {
     pub white: String,
     /// The moves from the start position, in full notation.
     pub moves: Vec<String>,
+    /// What the engine said of each move (one per move): the score and depth
+    /// of its last `info` before `bestmove`, and the time the referee measured.
+    pub comments: Vec<MoveComment>,
     /// Who won.
     pub outcome: Outcome,
     /// Why the game ended.
@@ -353,6 +357,7 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         black: players[side_of(Color::Black).index()].label.clone(),
         white: players[side_of(Color::White).index()].label.clone(),
         moves: Vec::new(),
+        comments: Vec::new(),
         outcome: Outcome::Draw,
         termination: Termination::Repetition,
     };
@@ -484,6 +489,12 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         }
         game.play_unchecked(mv);
         record.moves.push(mv.to_string());
+        record.comments.push(MoveComment {
+            score: best.score,
+            depth: best.score.and(best.depth),
+            book: best.book,
+            time: Some(elapsed),
+        });
     }
     record
 }

@@ -483,6 +483,7 @@ mod tests {
             black: "a".into(),
             white: "b".into(),
             moves: Vec::new(),
+            comments: Vec::new(),
             outcome: Outcome::Win(if a_wins { Color::Black } else { Color::White }),
             termination: Termination::Repetition,
         }
