@@ -12,12 +12,12 @@ use kingme::board::EndReason;
 use kingme::board::Outcome;
 use kingme::engine::MoveComment;
 use kingme::{Color, Game, Variant};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::{Duration, Instant};
 
 /// One of the two engines of a match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Side {
     /// `--engine-a`: results are from its point of view.
     A,
@@ -61,7 +61,7 @@ fn nodes_deadline_ms(nodes: u64) -> i64 {
 }
 
 /// How long engines may think.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TimeControl {
     /// A fixed time per move, in milliseconds (`go movetime`).
     MoveTime(u64),
@@ -96,7 +96,7 @@ impl fmt::Display for TimeControl {
 }
 
 /// Why a game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Termination {
     /// By the rules of the variant (no move, no pieces, blocked).
