@@ -262,6 +262,9 @@ pub struct Player {
     pub options: Vec<(String, String)>,
     /// The name written in the PDN.
     pub label: String,
+    /// Nodes a move of its own, instead of the time control's count (with
+    /// [`TimeControl::Nodes`] only; other time controls ignore it).
+    pub nodes: Option<u64>,
     /// The live connection, `None` until needed or after a fault.
     pub engine: Option<Engine>,
 }
@@ -274,6 +277,7 @@ impl Player {
             spec,
             options,
             label,
+            nodes: None,
             engine: None,
         }
     }
@@ -431,7 +435,10 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         }
         let (go, limit_ms) = match setup.tc {
             TimeControl::MoveTime(ms) => (format!("go movetime {ms}"), ms as i64),
-            TimeControl::Nodes(n) => (format!("go nodes {n}"), nodes_deadline_ms(n)),
+            TimeControl::Nodes(n) => {
+                let n = player.nodes.unwrap_or(n);
+                (format!("go nodes {n}"), nodes_deadline_ms(n))
+            }
             TimeControl::Clock { inc_ms, .. } => (
                 format!(
                     "go wtime {} btime {} winc {inc_ms} binc {inc_ms}",

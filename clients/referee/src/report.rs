@@ -96,6 +96,8 @@ pub struct EngineSummary {
     pub spec: String,
     /// Its options, `NAME=VALUE`.
     pub options: Vec<String>,
+    /// Its own nodes a move, if it has a count of its own.
+    pub nodes: Option<u64>,
 }
 
 /// One pairing's results, from its first engine's view.
@@ -225,6 +227,8 @@ pub struct TournamentReport {
     pub terminations: BTreeMap<String, u32>,
     /// Faults (illegal moves, timeouts, crashes, refusals) by engine name.
     pub faults: BTreeMap<String, u32>,
+    /// Whether this counts merged state files (not a run).
+    pub merged: bool,
     /// Wall time in seconds (of this run; 0 for a merge).
     pub seconds: f64,
     /// Every game, by round.
@@ -249,6 +253,9 @@ impl fmt::Display for TournamentReport {
             if !e.options.is_empty() {
                 write!(f, " ({})", e.options.join(", "))?;
             }
+            if let Some(n) = e.nodes {
+                write!(f, " [{n} nodes a move]")?;
+            }
             writeln!(f)?;
         }
         write!(
@@ -264,6 +271,8 @@ impl fmt::Display for TournamentReport {
         }
         writeln!(f)?;
         for p in &self.pairings {
+            let (elo, lo, hi) = p.wdl.elo();
+            let (pe, plo, phi) = p.pentanomial.elo();
             writeln!(
                 f,
                 "{} - {}: {} games, +{} ={} -{}  score {:.1}%  Elo {} [{}, {}]  pairs 0/0.5/1/1.5/2: {:?}  Elo {} [{}, {}] (per pair)",
@@ -274,13 +283,13 @@ impl fmt::Display for TournamentReport {
                 p.wdl.draws,
                 p.wdl.losses,
                 100.0 * p.score,
-                elo_text(p.elo),
-                elo_text(p.elo_low),
-                elo_text(p.elo_high),
+                fmt_elo(elo),
+                fmt_elo(lo),
+                fmt_elo(hi),
                 p.pentanomial.0,
-                elo_text(p.pair_elo[0]),
-                elo_text(p.pair_elo[1]),
-                elo_text(p.pair_elo[2]),
+                fmt_elo(pe),
+                fmt_elo(plo),
+                fmt_elo(phi),
             )?;
         }
         let r = &self.ratings;
@@ -337,6 +346,10 @@ impl fmt::Display for TournamentReport {
         if !self.faults.is_empty() {
             writeln!(f, "faults: {}", counts(&self.faults))?;
         }
-        write!(f, "time: {:.1} s", self.seconds)
+        if self.merged {
+            write!(f, "merged {} state files", self.shards.len().max(1))
+        } else {
+            write!(f, "time: {:.1} s", self.seconds)
+        }
     }
 }

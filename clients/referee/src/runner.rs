@@ -184,6 +184,7 @@ pub fn run_match(
         name: None,
         spec: spec.clone(),
         options: options.to_vec(),
+        nodes: None,
     };
     let run = TournamentConfig {
         schedule: Schedule {
@@ -390,7 +391,11 @@ pub fn run_tournament(
             let mut players: Vec<Option<Player>> = engines
                 .iter()
                 .zip(&labels)
-                .map(|(e, l)| Some(Player::new(e.spec.clone(), e.options.clone(), l.clone())))
+                .map(|(e, l)| {
+                    let mut p = Player::new(e.spec.clone(), e.options.clone(), l.clone());
+                    p.nodes = e.nodes;
+                    Some(p)
+                })
                 .collect();
             if let Some(up) = first.take() {
                 for (p, e) in players.iter_mut().zip(up) {

@@ -87,6 +87,10 @@ pub struct Entrant {
     pub spec: EngineSpec,
     /// `setoption` pairs sent after the handshake.
     pub options: Vec<(String, String)>,
+    /// Nodes a move of its own, instead of the time control's count (with
+    /// a time control of nodes only).
+    #[serde(default)]
+    pub nodes: Option<u64>,
 }
 
 /// A run's definition (see the module's doc).
@@ -277,7 +281,7 @@ impl Schedule {
 }
 
 impl fmt::Display for Entrant {
-    /// `NAME=SPEC (K=V, ...)`, or `SPEC (...)` when unnamed.
+    /// `NAME=SPEC (K=V, ...) [N nodes a move]`, or `SPEC (...)` when unnamed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(n) = &self.name {
             write!(f, "{n}=")?;
@@ -290,6 +294,9 @@ impl fmt::Display for Entrant {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
             write!(f, " ({})", o.join(", "))?;
+        }
+        if let Some(n) = self.nodes {
+            write!(f, " [{n} nodes a move]")?;
         }
         Ok(())
     }
@@ -383,6 +390,7 @@ mod tests {
                     name: Some(format!("e{i}")),
                     spec: "cmd:kingme".parse().unwrap(),
                     options: Vec::new(),
+                    nodes: None,
                 })
                 .collect(),
             games,
@@ -477,8 +485,10 @@ mod tests {
         b.games = 10;
         b.seed = 2;
         b.engines[1].options.push(("Level".into(), "easy".into()));
+        b.engines[0].nodes = Some(50);
         let d = a.differences(&b);
         assert_eq!(d.len(), 3, "{d:?}");
+        assert!(d.iter().any(|l| l.contains("[50 nodes a move]")), "{d:?}");
         assert!(d.contains(&"games: 10 there, 8 here".to_string()), "{d:?}");
         assert!(d.contains(&"seed: 2 there, 1 here".to_string()), "{d:?}");
         assert!(d

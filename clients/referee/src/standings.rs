@@ -125,6 +125,11 @@ impl Standings {
         }
     }
 
+    /// Fits the Elo table with `ratings` from now on.
+    pub fn set_ratings(&mut self, ratings: RatingSettings) {
+        self.ratings = ratings;
+    }
+
     /// The schedule counted.
     #[must_use]
     pub fn schedule(&self) -> &Schedule {
@@ -308,6 +313,7 @@ impl Standings {
                     name: name.clone(),
                     spec: e.spec.to_string(),
                     options: e.options.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                    nodes: e.nodes,
                 })
                 .collect(),
             variant: self.schedule.variant.name().to_string(),
@@ -350,6 +356,7 @@ impl Standings {
             in_progress: self.in_progress,
             terminations,
             faults,
+            merged: self.started.is_none(),
             seconds: self.seconds(),
             game_list: self
                 .games
@@ -451,6 +458,7 @@ mod tests {
                     name: Some(format!("e{i}")),
                     spec: "cmd:kingme".parse().unwrap(),
                     options: Vec::new(),
+                    nodes: None,
                 })
                 .collect(),
             games,
