@@ -48,7 +48,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct MergeArgs {
-    /// The shards' state files, one a shard.
+    /// The shards' state files, one per shard.
     #[arg(required = true, value_name = "STATE")]
     states: Vec<PathBuf>,
     /// Write every game of the shards here (PDN, by round).

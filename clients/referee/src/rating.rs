@@ -240,13 +240,12 @@ fn solve(a: &[Vec<f64>], b: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         m.swap(c, p);
-        for r in 0..n {
-            if r != c {
-                let f = m[r][c] / m[c][c];
-                if f != 0.0 {
-                    for k in c..=n {
-                        m[r][k] -= f * m[c][k];
-                    }
+        let pivot = m[c].clone();
+        for (r, row) in m.iter_mut().enumerate() {
+            let f = row[c] / pivot[c];
+            if r != c && f != 0.0 {
+                for (x, p) in row.iter_mut().zip(&pivot).skip(c) {
+                    *x -= f * p;
                 }
             }
         }

@@ -96,14 +96,14 @@ pub struct TournamentConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
     /// An engine could not be started or refused its options.
-    #[error("engine {side} ({spec}): {source}")]
+    #[error("engine {side} ({spec}): {error}")]
     Engine {
         /// Its name, or `A`, `B`... for engines known by their spec.
         side: String,
         /// Its spec.
         spec: String,
-        /// The cause.
-        source: EngineError,
+        /// The cause (in the message, so not chained again).
+        error: EngineError,
     },
     /// The opening data is bad.
     #[error(transparent)]
@@ -275,11 +275,11 @@ pub fn run_tournament(
     for (i, e) in engines.iter().enumerate() {
         let mut options = vec![("Variant".to_string(), schedule.variant.name().to_string())];
         options.extend(e.options.iter().cloned());
-        let engine = Engine::start(&e.spec, &options, cfg.setup_timeout).map_err(|source| {
+        let engine = Engine::start(&e.spec, &options, cfg.setup_timeout).map_err(|error| {
             MatchError::Engine {
                 side: who(i),
                 spec: e.spec.to_string(),
-                source,
+                error,
             }
         })?;
         first.push(engine);
