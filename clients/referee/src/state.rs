@@ -271,8 +271,8 @@ impl RunState {
                 detail,
             };
             let (slot, _) = g.record(&state.schedule).map_err(bad)?;
-            if state.shard.is_some_and(|s| !s.holds(slot.pair())) {
-                return Err(bad(format!("not in shard {}", state.shard.unwrap())));
+            if let Some(shard) = state.shard.filter(|s| !s.holds(slot.pair())) {
+                return Err(bad(format!("not in shard {shard}")));
             }
             if !seen.insert(g.round) {
                 return Err(bad("finished twice".into()));
@@ -320,5 +320,94 @@ impl RunState {
         })? + "\n";
         write_atomically(path, [text.as_bytes()])?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::TimeControl;
+    use crate::schedule::{Entrant, TournamentKind};
+    use kingme::Variant;
+    use std::time::Duration;
+
+    fn schedule() -> Schedule {
+        Schedule {
+            tournament: TournamentKind::Gauntlet,
+            engines: ["a", "b", "c"]
+                .iter()
+                .map(|n| Entrant {
+                    name: Some((*n).to_string()),
+                    spec: "cmd:kingme".parse().unwrap(),
+                    options: Vec::new(),
+                    nodes: None,
+                })
+                .collect(),
+            games: 4,
+            variant: Variant::English,
+            time_control: TimeControl::Nodes(100),
+            seed: 1,
+            max_plies: 300,
+            adjudicate_egdb: None,
+            sprt: None,
+            openings: vec!["o1".into(), "o2".into()],
+        }
+    }
+
+    /// A game goes into the state and comes back the same; one that does
+    /// not fit the schedule (another opening or colour) is refused.
+    #[test]
+    fn games_come_back_as_they_went_in_and_misfits_are_refused() {
+        let s = schedule();
+        // round 7: pairing a-c's game 2 (pair 1: opening o2), a Black
+        let slot = s.slot(7).unwrap();
+        assert_eq!((slot.pairing, slot.game), (1, 2));
+        let record = GameRecord {
+            round: 7,
+            variant: Variant::English,
+            opening: "o2".into(),
+            fen: Some("W:W21:B1".into()),
+            a_color: Color::Black,
+            black: "a".into(),
+            white: "c".into(),
+            moves: vec!["21-17".into(), "1-5".into()],
+            comments: vec![
+                MoveComment {
+                    score: Some(kingme::engine::Score::Eval(-12)),
+                    depth: Some(3),
+                    book: false,
+                    time: Some(Duration::from_millis(20)),
+                },
+                MoveComment {
+                    time: Some(Duration::from_millis(10)),
+                    ..MoveComment::default()
+                },
+            ],
+            outcome: Outcome::Win(Color::White),
+            termination: Termination::Repetition,
+        };
+        let stored = StoredGame::new(slot, &record, "2026.01.02");
+        let text = serde_json::to_string(&stored).unwrap();
+        let back: StoredGame = serde_json::from_str(&text).unwrap();
+        let (slot2, again) = back.record(&s).unwrap();
+        assert_eq!(slot2, slot);
+        assert_eq!(again.moves, record.moves);
+        assert_eq!(again.comments, record.comments);
+        assert_eq!(again.outcome, record.outcome);
+        assert_eq!(again.termination, record.termination);
+        assert_eq!((again.black, again.white), (record.black, record.white));
+
+        let mut wrong = stored.clone();
+        wrong.opening = "o1".into();
+        assert!(wrong.record(&s).unwrap_err().contains("opening 'o1'"));
+        let mut wrong = stored.clone();
+        wrong.first_color = "white".into();
+        assert!(wrong.record(&s).is_err());
+        let mut wrong = stored;
+        wrong.round = 13;
+        assert!(
+            wrong.record(&s).is_err(),
+            "3 pairings of 4 games: 12 rounds"
+        );
     }
 }
