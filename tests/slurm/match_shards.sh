@@ -57,9 +57,9 @@ OUT=$TMP/out
 mkdir -p "$OUT" "$TMP/jobs" "$TMP/one"
 
 # the match: two engines, one searching half the other's nodes
-MATCH="$KINGME_REFEREE_BIN --engine a=cmd:$KINGME_BIN --engine b=cmd:$KINGME_BIN \
---nodes $KINGME_SLURM_NODES --nodes-for b=$((KINGME_SLURM_NODES / 2)) \
---games $KINGME_SLURM_GAMES --quiet"
+ENGINES="$KINGME_REFEREE_BIN --engine a=cmd:$KINGME_BIN --engine b=cmd:$KINGME_BIN \
+--nodes $KINGME_SLURM_NODES --nodes-for b=$((KINGME_SLURM_NODES / 2)) --quiet"
+MATCH="$ENGINES --games $KINGME_SLURM_GAMES"
 
 # --- the recipe: the array of shards, then the merge after all of them ---
 
@@ -112,6 +112,14 @@ $MATCH --concurrency 1 --pdn "$TMP/one/whole.pdn" --json "$TMP/one/whole.json" >
     { cat "$TMP/one/whole.txt" >&2; die "the match in one process failed"; }
 one_secs=$((SECONDS - start_one))
 
+# a shard with no game (the second of two of a one-pair schedule): what a
+# shard's run spends besides its games (engines started, schedule and state)
+for i in 1 2 3; do
+    # shellcheck disable=SC2086
+    $ENGINES --games 2 --shard 2/2 --resume "$TMP/one/empty.$i.state" --json "$TMP/one/empty.$i.json" \
+        >/dev/null 2>&1 || die "the empty shard's run failed"
+done
+
 # --- the comparison, and the shards' figures ---
 
 python3 - "$OUT" "$TMP/one" "$TMP/jobs/submitted" "$SHARDS" "$KINGME_SLURM_GAMES" <<'EOF' ||
@@ -138,6 +146,7 @@ if whole["games"] != games or merged["missing_shards"]:
 if games_only(f"{out}/merged.pdn") != games_only(f"{one}/whole.pdn"):
     sys.exit("the merged PDN and the one-process PDN hold different games")
 
+empty = sorted(load(f"{one}/empty.{i}.json")["seconds"] for i in (1, 2, 3))[1]
 t_sub = float(open(submitted).read())
 t_merge = float(open(f"{out}/merge.start").read())
 rows = []
@@ -153,14 +162,15 @@ for k in range(1, shards + 1):
     run = load(f"{out}/summary.{k}.json")["seconds"]
     rows.append((k, len(state["games"]), start - t_sub, end - start, run, play))
 # queued: from sbatch to the job's start; job: the job's referee command;
-# run: the referee's own clock (engines started, state read, games);
-# moves: the engines' thinking as the referee timed each move (to 0.01 s)
-print("shard games  queued_s  job_s  run_s  moves_s  other_s")
+# run: the referee's own clock; set-up: a run without games (the median of
+# three); games: run - set-up; moves: the engines' thinking as the referee
+# timed each move (to 0.01 s: moves under 5 ms count 0)
+print("shard games  queued_s  job_s  run_s  setup_s  games_s  moves_s")
 for k, n, queued, job, run, play in rows:
-    print(f"{k:>5} {n:>5} {queued:>9.2f} {job:>6.2f} {run:>6.2f} {play:>8.2f} {job - play:>8.2f}")
-total_play = sum(r[5] for r in rows)
-total_other = sum(r[3] - r[5] for r in rows)
-print(f"per shard: {total_other / shards:.2f} s besides the moves, {total_play / shards:.2f} s of moves")
+    print(f"{k:>5} {n:>5} {queued:>9.2f} {job:>6.2f} {run:>6.2f} {empty:>8.2f} {run - empty:>8.2f} {play:>8.2f}")
+games_s = sum(r[4] - empty for r in rows) / shards
+outside = sum(r[3] - r[4] for r in rows) / shards
+print(f"per shard: {empty:.2f} s set-up and {outside:.2f} s of process start outside the referee's clock, against {games_s:.2f} s of games")
 EOF
     die "the merged shards are not the match played in one process"
 
