@@ -8,6 +8,7 @@
 //! Dropping an [`Engine`] closes the socket or kills the program.
 
 pub use crate::spec::EngineSpec;
+use kingme::engine::Score;
 use kingme::protocol::{Refusal, Response, TOKEN_ENV};
 use kingme::Variant;
 use std::collections::VecDeque;
@@ -138,10 +139,28 @@ fn spawn_stderr_reader(input: impl Read + Send + 'static) -> Arc<Mutex<StderrTai
 pub struct BestMove {
     /// The move text, as sent (`none` when the engine saw the game over).
     pub text: String,
-    /// The last reported score (`cp 12`, `win 5`...), if any.
-    pub score: Option<String>,
-    /// The last reported depth, if any.
+    /// The score of the last `info` line before `bestmove` (the best line's,
+    /// with MultiPV), from the mover's view; `None` when it sent none.
+    pub score: Option<Score>,
+    /// That `info` line's depth.
     pub depth: Option<u32>,
+    /// The move came from the engine's opening book (an `info string book`
+    /// line after the last `info`).
+    pub book: bool,
+}
+
+/// The score and depth of an `info string book MOVE score SCORE depth N`
+/// line (the protocol's book move), `None` for any other string.
+fn book_line(text: &str) -> Option<(Option<Score>, Option<u32>)> {
+    let rest = text.strip_prefix("book ")?;
+    let (score, depth) = match rest.split_once(" score ") {
+        Some((_, tail)) => match tail.rsplit_once(" depth ") {
+            Some((s, d)) => (s.parse().ok(), d.trim().parse().ok()),
+            None => (tail.parse().ok(), None),
+        },
+        None => (None, None),
+    };
+    Some((score, depth))
 }
 
 enum Transport {
@@ -409,6 +428,7 @@ impl Engine {
             text: String::new(),
             score: None,
             depth: None,
+            book: false,
         };
         loop {
             let line = self.recv(deadline, "bestmove")?;
@@ -420,9 +440,17 @@ impl Engine {
                 Ok(Response::Error(_) | Response::Refused(_)) => {
                     return Err(EngineError::Rejected(line))
                 }
-                Ok(Response::Info(info)) => {
+                Ok(Response::Info(info)) if info.multipv.is_none_or(|k| k == 1) => {
                     best.depth = Some(info.depth);
-                    best.score = Some(info.score.to_string());
+                    best.score = Some(info.score);
+                    best.book = false;
+                }
+                Ok(Response::InfoString(text)) => {
+                    if let Some((score, depth)) = book_line(&text) {
+                        best.score = score;
+                        best.depth = depth;
+                        best.book = true;
+                    }
                 }
                 Ok(_) => {}
                 Err(_) => {
@@ -478,6 +506,20 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn book_lines_give_their_score_and_depth() {
+        assert_eq!(
+            book_line("book 11-15 score cp 22 depth 26"),
+            Some((Some(Score::Eval(22)), Some(26)))
+        );
+        assert_eq!(
+            book_line("book 9-13 score win 7 depth 3"),
+            Some((Some(Score::Win(7)), Some(3)))
+        );
+        assert_eq!(book_line("book 11-15"), Some((None, None)));
+        assert_eq!(book_line("searching"), None);
+    }
 
     #[test]
     fn a_long_line_is_skipped_and_the_next_one_read() {

@@ -10,13 +10,14 @@ use crate::engine::{Engine, EngineError, EngineSpec};
 use crate::openings::Opening;
 use kingme::board::EndReason;
 use kingme::board::Outcome;
+use kingme::engine::MoveComment;
 use kingme::{Color, Game, Variant};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::{Duration, Instant};
 
 /// One of the two engines of a match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Side {
     /// `--engine-a`: results are from its point of view.
     A,
@@ -60,7 +61,7 @@ fn nodes_deadline_ms(nodes: u64) -> i64 {
 }
 
 /// How long engines may think.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TimeControl {
     /// A fixed time per move, in milliseconds (`go movetime`).
     MoveTime(u64),
@@ -95,7 +96,7 @@ impl fmt::Display for TimeControl {
 }
 
 /// Why a game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Termination {
     /// By the rules of the variant (no move, no pieces, blocked).
@@ -231,6 +232,9 @@ pub struct GameRecord {
     pub white: String,
     /// The moves from the start position, in full notation.
     pub moves: Vec<String>,
+    /// What the engine said of each move (one per move): the score and depth
+    /// of its last `info` before `bestmove`, and the time the referee measured.
+    pub comments: Vec<MoveComment>,
     /// Who won.
     pub outcome: Outcome,
     /// Why the game ended.
@@ -258,6 +262,9 @@ pub struct Player {
     pub options: Vec<(String, String)>,
     /// The name written in the PDN.
     pub label: String,
+    /// Nodes a move of its own, instead of the time control's count (with
+    /// [`TimeControl::Nodes`] only; other time controls ignore it).
+    pub nodes: Option<u64>,
     /// The live connection, `None` until needed or after a fault.
     pub engine: Option<Engine>,
 }
@@ -270,6 +277,7 @@ impl Player {
             spec,
             options,
             label,
+            nodes: None,
             engine: None,
         }
     }
@@ -353,6 +361,7 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         black: players[side_of(Color::Black).index()].label.clone(),
         white: players[side_of(Color::White).index()].label.clone(),
         moves: Vec::new(),
+        comments: Vec::new(),
         outcome: Outcome::Draw,
         termination: Termination::Repetition,
     };
@@ -426,7 +435,10 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         }
         let (go, limit_ms) = match setup.tc {
             TimeControl::MoveTime(ms) => (format!("go movetime {ms}"), ms as i64),
-            TimeControl::Nodes(n) => (format!("go nodes {n}"), nodes_deadline_ms(n)),
+            TimeControl::Nodes(n) => {
+                let n = player.nodes.unwrap_or(n);
+                (format!("go nodes {n}"), nodes_deadline_ms(n))
+            }
             TimeControl::Clock { inc_ms, .. } => (
                 format!(
                     "go wtime {} btime {} winc {inc_ms} binc {inc_ms}",
@@ -484,6 +496,12 @@ pub fn play_game(players: &mut [Player; 2], setup: &GameSetup<'_>) -> GameRecord
         }
         game.play_unchecked(mv);
         record.moves.push(mv.to_string());
+        record.comments.push(MoveComment {
+            score: best.score,
+            depth: best.score.and(best.depth),
+            book: best.book,
+            time: Some(elapsed),
+        });
     }
     record
 }

@@ -1,5 +1,5 @@
-//! `kingme-referee`: engine-vs-engine matches (the default) and `load`, a bounded
-//! load test of one server.
+//! `kingme-referee`: engine-vs-engine matches and tournaments (the default),
+//! `merge` of shard states, and `load`, a bounded load test of one server.
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -8,7 +8,12 @@ use kingme::protocol::{Token, TOKEN_ENV};
 use kingme::Variant;
 use kingme_referee::game::{GameRecord, TimeControl};
 use kingme_referee::load::{run_load, LoadConfig};
-use kingme_referee::runner::{run_match, MatchConfig, MatchReport, Progress};
+use kingme_referee::merge::merge;
+use kingme_referee::runner::{
+    run_tournament, write_pdn, MatchReport, RatingSettings, Standings, TournamentConfig,
+    TournamentProgress,
+};
+use kingme_referee::schedule::{Entrant, Schedule, Shard, TournamentKind};
 use kingme_referee::stats::{fmt_elo, Sprt};
 use kingme_referee::EngineSpec;
 use std::path::{Path, PathBuf};
@@ -23,7 +28,7 @@ use std::time::Duration;
     version,
     about = "Referee engine-vs-engine checkers matches over the kingme protocol",
     args_conflicts_with_subcommands = true,
-    after_help = "Example:\n  kingme-referee --engine-a 'cmd:kingme' --engine-b tcp:127.0.0.1:7777 \\\n    --option-a Level=max --option-b Level=hard --games 100 --movetime 100 \\\n    --pdn games.pdn --json summary.json"
+    after_help = "Examples:\n  kingme-referee --engine-a 'cmd:kingme' --engine-b tcp:127.0.0.1:7777 \\\n    --option-a Level=max --option-b Level=hard --games 100 --movetime 100 \\\n    --pdn games.pdn --json summary.json\n  kingme-referee --engine max=cmd:kingme --engine hard=cmd:kingme --engine easy=cmd:kingme \\\n    --option max:Level=max --option hard:Level=hard --option easy:Level=easy \\\n    --games 20 --nodes 2000 --resume state.json --pdn games.pdn"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -36,6 +41,28 @@ struct Cli {
 enum Command {
     /// Hammer one server with concurrent sessions (loopback only) and print latencies.
     Load(LoadArgs),
+    /// Count the state files of a schedule's shards (--shard K/N --resume
+    /// STATE) as one run: W/D/L, pairs, Elo table and SPRT on all their games.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// The shards' state files, one per shard.
+    #[arg(required = true, value_name = "STATE")]
+    states: Vec<PathBuf>,
+    /// Write every game of the shards here (PDN, by round).
+    #[arg(long, value_name = "FILE")]
+    pdn: Option<PathBuf>,
+    /// Write the merged summary here (JSON).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// The engine held at 0 in the Elo table (default: the first).
+    #[arg(long, value_name = "NAME")]
+    anchor: Option<String>,
+    /// Virtual draws added to every pairing of the Elo table.
+    #[arg(long, value_name = "N", default_value_t = 1.0)]
+    elo_prior: f64,
 }
 
 #[derive(Args, Debug)]
@@ -58,7 +85,31 @@ struct MatchArgs {
     /// An option for engine B (repeatable).
     #[arg(long, value_name = "NAME=VALUE")]
     option_b: Vec<String>,
-    /// Games to play (each opening twice, colours swapped).
+    /// An engine by name, instead of --engine-a/--engine-b: NAME=SPEC, the
+    /// spec as --engine-a's (repeat: two engines or more). tcp: engines are
+    /// sent KINGME_TOKEN's token when it is set.
+    #[arg(long, value_name = "NAME=SPEC", conflicts_with_all = ["engine_a", "engine_b", "option_a", "option_b"])]
+    engine: Vec<String>,
+    /// An option for the --engine named NAME (repeatable), sent as
+    /// `setoption name KEY value VALUE`, e.g. easy:Level=easy.
+    #[arg(long = "option", value_name = "NAME:KEY=VALUE", requires = "engine")]
+    engine_option: Vec<String>,
+    /// Nodes a move for the --engine named NAME instead of --nodes' count
+    /// (repeatable; with --nodes only), e.g. weak=50.
+    #[arg(long, value_name = "NAME=N", requires_all = ["engine", "nodes"])]
+    nodes_for: Vec<String>,
+    /// Who plays whom among the --engine engines: round-robin (each against
+    /// each, the default) or gauntlet (the first against each of the others).
+    #[arg(long, value_name = "KIND", requires = "engine")]
+    tournament: Option<String>,
+    /// The --engine held at 0 in the Elo table (default: the first).
+    #[arg(long, value_name = "NAME", requires = "engine")]
+    anchor: Option<String>,
+    /// Virtual draws added to every pairing of the Elo table (keeps a clean
+    /// sweep finite; 0: the plain maximum likelihood).
+    #[arg(long, value_name = "N", default_value_t = 1.0)]
+    elo_prior: f64,
+    /// Games each pairing plays (each opening twice, colours swapped).
     #[arg(long, default_value_t = 2)]
     games: usize,
     /// Time per move in milliseconds (`go movetime`).
@@ -99,6 +150,16 @@ struct MatchArgs {
     /// Write the summary here (JSON).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Keep the run's state in STATE (JSON, rewritten after every game):
+    /// when it exists, play only the games it lacks (the same schedule
+    /// only), and write the PDN again from it before appending the new games.
+    #[arg(long, value_name = "STATE")]
+    resume: Option<PathBuf>,
+    /// Play part K of N of the schedule: the opening pairs k with
+    /// k mod N = K - 1, both colours, every pairing. An SPRT does not stop
+    /// a shard; `kingme-referee merge` counts the shards' states together.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -189,24 +250,40 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
 struct Bar {
     bar: ProgressBar,
     json: Option<PathBuf>,
+    /// Engines given as --engine-a/--engine-b: the match's message and JSON.
+    two: bool,
     /// Whether writing the JSON failed once (reported then, not tried again).
     json_failed: bool,
 }
 
-impl Progress for Bar {
-    fn game(&mut self, r: &GameRecord, report: &MatchReport) {
-        let wdl = &report.wdl;
-        let (elo, _, _) = wdl.elo();
-        let mut msg = format!(
-            "A +{} ={} -{}  {:.1}%  Elo {}",
-            wdl.wins,
-            wdl.draws,
-            wdl.losses,
-            100.0 * wdl.score(),
-            fmt_elo(elo)
-        );
-        if let Some(l) = report.llr {
-            msg.push_str(&format!("  LLR {l:.2}"));
+impl TournamentProgress for Bar {
+    fn game(&mut self, r: &GameRecord, standings: &Standings) {
+        let mut msg;
+        if self.two {
+            let report = standings.match_report();
+            let wdl = &report.wdl;
+            let (elo, _, _) = wdl.elo();
+            msg = format!(
+                "A +{} ={} -{}  {:.1}%  Elo {}",
+                wdl.wins,
+                wdl.draws,
+                wdl.losses,
+                100.0 * wdl.score(),
+                fmt_elo(elo)
+            );
+            if let Some(l) = report.llr {
+                msg.push_str(&format!("  LLR {l:.2}"));
+            }
+        } else {
+            let table = standings.rating_table();
+            msg = match table.rows.first() {
+                Some(top) => format!(
+                    "first: {} {}",
+                    top.name,
+                    top.elo.map_or_else(|| "?".to_string(), fmt_elo)
+                ),
+                None => String::new(),
+            };
         }
         if let Some(side) = r.termination.fault() {
             self.bar.println(format!(
@@ -215,9 +292,14 @@ impl Progress for Bar {
             ));
         }
         self.bar.set_message(msg);
-        self.bar.inc(1);
+        self.bar.set_position(standings.games().len() as u64);
         if let (Some(p), false) = (&self.json, self.json_failed) {
-            if let Err(e) = write_json(p, report) {
+            let written = if self.two {
+                write_json(p, &standings.match_report())
+            } else {
+                write_json(p, &standings.report())
+            };
+            if let Err(e) = written {
                 self.bar.println(format!("kingme-referee: {e:#}"));
                 self.json_failed = true;
             }
@@ -225,15 +307,12 @@ impl Progress for Bar {
     }
 }
 
-/// Writes the summary to `path` through a temporary file beside it, so that a
-/// reader never sees half a file.
+/// Writes the summary to `path` atomically (a temporary file beside it,
+/// renamed over it), so that a reader never sees half a file.
 fn write_json(path: &Path, report: &impl serde::Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(report)? + "\n";
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    kingme::checked_file::write_atomically(path, [text.as_bytes()])?;
+    Ok(())
 }
 
 /// Ctrl-C (or SIGTERM) once: start no more games, finish those under way and
@@ -317,10 +396,92 @@ fn print_report(r: &MatchReport) {
     println!("time: {:.1} s", r.seconds);
 }
 
+/// The --engine engines: names checked, options attached, tokens from the
+/// environment for servers.
+fn named_engines(a: &MatchArgs) -> Result<Vec<Entrant>> {
+    let token: Option<Token> = match std::env::var(TOKEN_ENV) {
+        Ok(t) => Some(t.parse().with_context(|| TOKEN_ENV.to_string())?),
+        Err(_) => None,
+    };
+    let mut engines: Vec<Entrant> = Vec::new();
+    for e in &a.engine {
+        let (name, spec) = e
+            .split_once('=')
+            .with_context(|| format!("--engine '{e}': expected NAME=SPEC, e.g. easy=cmd:kingme"))?;
+        let name = name.trim();
+        if name.is_empty() || name.contains(':') || name.chars().any(char::is_whitespace) {
+            bail!("--engine '{e}': a name is one word without ':'");
+        }
+        if engines.iter().any(|x| x.name.as_deref() == Some(name)) {
+            bail!("--engine '{e}': the name {name} is given twice");
+        }
+        let spec: EngineSpec = spec.parse().with_context(|| format!("--engine '{e}'"))?;
+        engines.push(Entrant {
+            name: Some(name.to_string()),
+            spec: spec.with_token(token.clone()),
+            options: Vec::new(),
+            nodes: None,
+        });
+    }
+    if engines.len() < 2 {
+        bail!("--engine: give two engines or more (NAME=SPEC each)");
+    }
+    for o in &a.engine_option {
+        let (name, kv) = o
+            .split_once(':')
+            .with_context(|| format!("--option '{o}': expected NAME:KEY=VALUE"))?;
+        let names: Vec<String> = engines.iter().filter_map(|x| x.name.clone()).collect();
+        let Some(engine) = engines.iter_mut().find(|x| x.name.as_deref() == Some(name)) else {
+            bail!(
+                "--option '{o}': no --engine named {name} (engines: {})",
+                names.join(", ")
+            );
+        };
+        engine
+            .options
+            .push(parse_option(kv).with_context(|| format!("--option '{o}'"))?);
+    }
+    for o in &a.nodes_for {
+        let bad = || format!("--nodes-for '{o}': expected NAME=N with N a positive count");
+        let (name, n) = o.split_once('=').with_context(bad)?;
+        let n: u64 = n.trim().parse().ok().filter(|&n| n > 0).with_context(bad)?;
+        let names: Vec<String> = engines.iter().filter_map(|x| x.name.clone()).collect();
+        let Some(engine) = engines
+            .iter_mut()
+            .find(|x| x.name.as_deref() == Some(name.trim()))
+        else {
+            bail!(
+                "--nodes-for '{o}': no --engine named {name} (engines: {})",
+                names.join(", ")
+            );
+        };
+        engine.nodes = Some(n);
+    }
+    Ok(engines)
+}
+
+/// The PDN `Event` of a run of named engines: its kind and its engines.
+fn event_of(kind: TournamentKind, names: &[&str]) -> String {
+    match (kind, names) {
+        (_, [a, b]) => format!("kingme-referee: {a} vs {b}"),
+        (TournamentKind::Gauntlet, [first, rest @ ..]) => {
+            format!(
+                "kingme-referee gauntlet: {first} against {}",
+                rest.join(", ")
+            )
+        }
+        _ => format!("kingme-referee {kind}: {}", names.join(", ")),
+    }
+}
+
 fn run_match_cli(a: MatchArgs) -> Result<()> {
-    let spec = |s: Option<String>, flag: &str| -> Result<EngineSpec> {
-        let s =
-            s.with_context(|| format!("{flag} is required ({})", kingme_referee::spec::ACCEPTED))?;
+    let spec = |s: &Option<String>, flag: &str| -> Result<EngineSpec> {
+        let s = s.as_ref().with_context(|| {
+            format!(
+                "{flag} is required, or --engine NAME=SPEC twice or more ({})",
+                kingme_referee::spec::ACCEPTED
+            )
+        })?;
         s.parse().with_context(|| flag.to_string())
     };
     let variant: Variant = a.variant.parse()?;
@@ -335,51 +496,110 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
     if a.games == 0 {
         bail!("--games must be positive");
     }
-    let cfg = MatchConfig {
-        engine_a: spec(a.engine_a, "--engine-a")?.with_token(a.token_a),
-        engine_b: spec(a.engine_b, "--engine-b")?.with_token(a.token_b),
-        options_a: a
-            .option_a
-            .iter()
-            .map(|s| parse_option(s))
-            .collect::<Result<_>>()?,
-        options_b: a
-            .option_b
-            .iter()
-            .map(|s| parse_option(s))
-            .collect::<Result<_>>()?,
+    if !(0.0..=1000.0).contains(&a.elo_prior) {
+        bail!("--elo-prior must be from 0 to 1000 virtual draws");
+    }
+    let two = a.engine.is_empty();
+    let (engines, kind) = if two {
+        let entrant = |s: &Option<String>, flag, token: &Option<Token>, options: &[String]| {
+            Ok::<_, anyhow::Error>(Entrant {
+                name: None,
+                spec: spec(s, flag)?.with_token(token.clone()),
+                options: options
+                    .iter()
+                    .map(|s| parse_option(s))
+                    .collect::<Result<_>>()?,
+                nodes: None,
+            })
+        };
+        (
+            vec![
+                entrant(&a.engine_a, "--engine-a", &a.token_a, &a.option_a)?,
+                entrant(&a.engine_b, "--engine-b", &a.token_b, &a.option_b)?,
+            ],
+            TournamentKind::RoundRobin,
+        )
+    } else {
+        let kind = match &a.tournament {
+            Some(t) => t.parse().context("--tournament")?,
+            None => TournamentKind::RoundRobin,
+        };
+        (named_engines(&a)?, kind)
+    };
+    let names: Vec<&str> = engines.iter().filter_map(|e| e.name.as_deref()).collect();
+    let anchor = match &a.anchor {
+        None => 0,
+        Some(n) => names.iter().position(|x| x == n).with_context(|| {
+            format!(
+                "--anchor {n}: no --engine of that name (engines: {})",
+                names.join(", ")
+            )
+        })?,
+    };
+    let sprt = a.sprt.as_deref().map(parse_sprt).transpose()?;
+    if sprt.is_some() && kind.pairings(engines.len()).len() != 1 {
+        bail!("--sprt needs exactly two engines (one pairing)");
+    }
+    let shard: Option<Shard> = a
+        .shard
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .context("--shard")?;
+    let egdb = match &a.adjudicate_egdb {
+        None => None,
+        Some(dir) => {
+            let mut tb = kingme::egdb::Tablebase::new();
+            tb.add_directory(dir)
+                .with_context(|| "--adjudicate-egdb".to_string())?;
+            if tb.max_pieces() == 0 {
+                bail!(
+                    "--adjudicate-egdb {}: no complete endgame database there",
+                    dir.display()
+                );
+            }
+            Some(std::sync::Arc::new(tb))
+        }
+    };
+    let deck = Schedule::deck(variant, a.seed)?;
+    let event = if two {
+        "kingme-referee match".to_string()
+    } else {
+        event_of(kind, &names)
+    };
+    let schedule = Schedule {
+        tournament: kind,
+        engines,
         games: a.games,
         variant,
-        tc,
-        concurrency: a.concurrency.clamp(1, 256),
-        sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
-        max_plies: a.max_plies.max(1),
-        egdb: match &a.adjudicate_egdb {
-            None => None,
-            Some(dir) => {
-                let mut tb = kingme::egdb::Tablebase::new();
-                tb.add_directory(dir)
-                    .with_context(|| "--adjudicate-egdb".to_string())?;
-                if tb.max_pieces() == 0 {
-                    bail!(
-                        "--adjudicate-egdb {}: no complete endgame database there",
-                        dir.display()
-                    );
-                }
-                Some(std::sync::Arc::new(tb))
-            }
-        },
+        time_control: tc,
         seed: a.seed,
+        max_plies: a.max_plies.max(1),
+        adjudicate_egdb: a.adjudicate_egdb.clone(),
+        sprt,
+        openings: Schedule::names(&deck),
+    };
+    let cfg = TournamentConfig {
+        schedule,
+        shard,
+        egdb,
+        concurrency: a.concurrency.clamp(1, 256),
         margin: Duration::from_millis(a.margin),
         setup_timeout: Duration::from_secs(10),
         pdn: a.pdn.clone(),
-        event: "kingme-referee match".into(),
+        state: a.resume.clone(),
+        event,
+        ratings: RatingSettings {
+            anchor,
+            prior_draws: a.elo_prior,
+        },
         interrupt: Some(interrupt_on_signal()?),
     };
+    let total = cfg.schedule.slots(shard).len();
     let bar = if a.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(cfg.games as u64)
+        ProgressBar::new(total as u64)
     };
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
@@ -389,11 +609,54 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
     let mut progress = Bar {
         bar,
         json: a.json.clone(),
+        two,
         json_failed: false,
     };
-    let report = run_match(&cfg, &mut progress)?;
+    let standings = run_tournament(&cfg, &mut progress)?;
     progress.bar.finish_and_clear();
-    print_report(&report);
+    if two {
+        let report = standings.match_report();
+        print_report(&report);
+        if let Some(p) = &a.json {
+            write_json(p, &report)?;
+        }
+    } else {
+        let report = standings.report();
+        println!("{report}");
+        if let Some(p) = &a.json {
+            write_json(p, &report)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_merge_cli(a: MergeArgs) -> Result<()> {
+    if !(0.0..=1000.0).contains(&a.elo_prior) {
+        bail!("--elo-prior must be from 0 to 1000 virtual draws");
+    }
+    let ratings = RatingSettings {
+        anchor: 0,
+        prior_draws: a.elo_prior,
+    };
+    let mut merged = merge(&a.states, ratings)?;
+    if let Some(n) = &a.anchor {
+        let labels = merged.standings.labels();
+        let anchor = labels.iter().position(|x| x == n).with_context(|| {
+            format!(
+                "--anchor {n}: no engine of that name (engines: {})",
+                labels.join(", ")
+            )
+        })?;
+        merged
+            .standings
+            .set_ratings(RatingSettings { anchor, ..ratings });
+    }
+    let report = merged.standings.report();
+    println!("{report}");
+    if let Some(p) = &a.pdn {
+        write_pdn(p, merged.standings.games(), &merged.event)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
     if let Some(p) = &a.json {
         write_json(p, &report)?;
     }
@@ -457,6 +720,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Load(a)) => run_load_cli(a),
+        Some(Command::Merge(a)) => run_merge_cli(a),
         None => run_match_cli(cli.play),
     };
     match result {

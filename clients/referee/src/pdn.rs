@@ -5,7 +5,10 @@
 //! `Black`, `Result`, then `GameType`, `FEN` (when the game does not start
 //! from the standard position, e.g. after a 3-move ballot), `Opening`,
 //! `Variant`, `Termination`; results, numbering and `GameType` as
-//! `kingme::board::pdn` says.
+//! `kingme::board::pdn` says. Each move is followed by what its engine said
+//! of it, cutechess-cli style (`11-15 {+0.25/12 0.20s}`: the score in men
+//! from the mover's view, the depth, the time the referee measured; `{0.20s}`
+//! when the engine sent no score; [`kingme::engine::MoveComment`]).
 
 use crate::game::GameRecord;
 pub use kingme::board::pdn::{
@@ -87,7 +90,17 @@ pub fn write_game(g: &GameRecord, event: &str, date: &str) -> String {
         Some(f) => Position::from_fen(g.variant, f).map_or(Color::Black, |p| p.turn()),
         None => Color::Black,
     };
-    s.push_str(&movetext(first, &g.moves, result));
+    // each move with its comment, one wrap unit: `11-15 {+0.25/12 0.20s}`
+    let annotated: Vec<String> = g
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match g.comments.get(i) {
+            Some(c) => format!("{m} {{{c}}}"),
+            None => m.clone(),
+        })
+        .collect();
+    s.push_str(&movetext(first, &annotated, result));
     s.push('\n');
     s
 }

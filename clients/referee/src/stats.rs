@@ -4,7 +4,7 @@
 //! swapped (pentanomial, as fishtest does: the two games of a pair are not
 //! independent, so per-game statistics misjudge the variance).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Wins, draws and losses of engine A.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -203,7 +203,7 @@ impl Pentanomial {
 }
 
 /// A sequential probability ratio test.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sprt {
     /// Elo of the null hypothesis.
     pub elo0: f64,
@@ -216,7 +216,7 @@ pub struct Sprt {
 }
 
 /// What an SPRT says so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SprtDecision {
     /// Not decided yet.
