@@ -4,14 +4,17 @@
 //! A job of `len` items is cut into N contiguous parts, the K-th holding the
 //! items from ⌊(K−1)·len/N⌋ up to (not including) ⌊K·len/N⌋: the parts are
 //! disjoint, differ in size by at most one item, and joined in the order
-//! K = 1, 2, …, N they are the whole job in its own order.
+//! K = 1, 2, …, N they are the whole job in its own order. A job dealt
+//! round-robin (the referee's opening pairs) takes instead the items `k`
+//! with `k mod N = K − 1` ([`Shard::deals`]).
 
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
 /// One part of a job cut into `count` parts; `index` from 1 to `count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Serialized as its text, `K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Shard {
     index: u32,
     count: u32,
@@ -55,6 +58,13 @@ impl Shard {
     #[must_use]
     pub const fn count(self) -> u32 {
         self.count
+    }
+
+    /// Whether item `k` (from 0) of a job dealt round-robin is this
+    /// shard's: `k mod N = K − 1`.
+    #[must_use]
+    pub fn deals(self, k: usize) -> bool {
+        k % self.count as usize == self.index as usize - 1
     }
 
     /// Whether this is the whole job (1/1).
@@ -178,6 +188,19 @@ impl FromStr for Shard {
                 .ok_or_else(syntax)
         };
         Shard::new(number(k)?, number(n)?)
+    }
+}
+
+impl serde::Serialize for Shard {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Shard {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shard, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -79,7 +79,7 @@ pub fn merge(paths: &[PathBuf], ratings: RatingSettings) -> Result<Merged, Merge
     let Some((first_path, first)) = states.first() else {
         return Err(MergeError::NoStates);
     };
-    let mut by_shard: BTreeMap<usize, &Path> = BTreeMap::new();
+    let mut by_shard: BTreeMap<u32, &Path> = BTreeMap::new();
     for (path, s) in &states {
         let differences = first.schedule.differences(&s.schedule);
         if !differences.is_empty() {
@@ -94,7 +94,7 @@ pub fn merge(paths: &[PathBuf], ratings: RatingSettings) -> Result<Merged, Merge
                 let whole = if s.shard.is_none() { path } else { first_path };
                 return Err(MergeError::Whole(whole.to_path_buf()));
             }
-            (Some(a), Some(b)) if a.count != b.count => {
+            (Some(a), Some(b)) if a.count() != b.count() => {
                 return Err(MergeError::OtherSplit {
                     first: first_path.to_path_buf(),
                     first_shard: b,
@@ -103,7 +103,7 @@ pub fn merge(paths: &[PathBuf], ratings: RatingSettings) -> Result<Merged, Merge
                 });
             }
             (Some(a), _) => {
-                if let Some(other) = by_shard.insert(a.index, path) {
+                if let Some(other) = by_shard.insert(a.index(), path) {
                     return Err(MergeError::SameShard {
                         first: other.to_path_buf(),
                         other: path.to_path_buf(),
@@ -117,11 +117,8 @@ pub fn merge(paths: &[PathBuf], ratings: RatingSettings) -> Result<Merged, Merge
     let (shards, missing) = match first.shard {
         None => (Vec::new(), Vec::new()),
         Some(s) => {
-            let all = (1..=s.count).map(|index| Shard {
-                index,
-                count: s.count,
-            });
-            all.partition(|x| by_shard.contains_key(&x.index))
+            let all = (1..=s.count()).map(|index| Shard::new(index, s.count()).expect("K <= N"));
+            all.partition(|x| by_shard.contains_key(&x.index()))
         }
     };
     let mut standings = Standings::new(

@@ -188,7 +188,7 @@ impl Schedule {
                         continue;
                     }
                     round += 1;
-                    if shard.is_none_or(|s| s.holds(pair)) {
+                    if shard.is_none_or(|s| s.deals(pair)) {
                         out.push(Slot {
                             round,
                             pairing,
@@ -302,60 +302,10 @@ impl fmt::Display for Entrant {
     }
 }
 
-/// The K-th of N disjoint parts of a schedule: the opening pairs `k` with
-/// `k mod N = K - 1`, every pairing's games of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Shard {
-    /// K, from 1.
-    pub index: usize,
-    /// N.
-    pub count: usize,
-}
-
-impl Shard {
-    /// Whether opening pair `pair` is in this shard.
-    #[must_use]
-    pub fn holds(&self, pair: usize) -> bool {
-        pair % self.count == self.index - 1
-    }
-}
-
-/// A shard that is not `K/N` with 1 <= K <= N.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("shard '{0}': expected K/N with 1 <= K <= N, e.g. 2/4")]
-pub struct ParseShardError(String);
-
-impl FromStr for Shard {
-    type Err = ParseShardError;
-    fn from_str(s: &str) -> Result<Shard, ParseShardError> {
-        let bad = || ParseShardError(s.to_string());
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let index: usize = k.trim().parse().map_err(|_| bad())?;
-        let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-impl Serialize for Shard {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Shard {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shard, D::Error> {
-        as_text::deserialize(d)
-    }
-}
+/// `--shard K/N`: the K-th of N disjoint parts of a schedule, the opening
+/// pairs `k` with `k mod N = K - 1` ([`Shard::deals`]), every pairing's
+/// games of them.
+pub use kingme::shard::{ParseShardError, Shard};
 
 /// Serde through a type's text (`Display` out, `FromStr` in).
 mod as_text {
@@ -461,20 +411,20 @@ mod tests {
         for count in 1..=6 {
             let mut seen = Vec::new();
             for index in 1..=count {
-                let shard = Shard { index, count };
+                let shard = Shard::new(index, count).unwrap();
                 for slot in s.slots(Some(shard)) {
-                    assert!(shard.holds(slot.pair()));
+                    assert!(shard.deals(slot.pair()));
                     seen.push(slot);
                 }
             }
             seen.sort_by_key(|x| x.round);
             assert_eq!(seen, all, "{count} shards");
         }
-        assert_eq!("2/4".parse(), Ok(Shard { index: 2, count: 4 }));
+        assert_eq!("2/4".parse(), Ok(Shard::new(2, 4).unwrap()));
         for bad in ["0/4", "5/4", "4", "a/b", "1/0"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
-        assert_eq!(Shard { index: 3, count: 8 }.to_string(), "3/8");
+        assert_eq!(Shard::new(3, 8).unwrap().to_string(), "3/8");
     }
 
     #[test]

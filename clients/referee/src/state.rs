@@ -271,7 +271,7 @@ impl RunState {
                 detail,
             };
             let (slot, _) = g.record(&state.schedule).map_err(bad)?;
-            if let Some(shard) = state.shard.filter(|s| !s.holds(slot.pair())) {
+            if let Some(shard) = state.shard.filter(|s| !s.deals(slot.pair())) {
                 return Err(bad(format!("not in shard {shard}")));
             }
             if !seen.insert(g.round) {
