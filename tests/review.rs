@@ -254,7 +254,7 @@ fn a_file_of_games_is_reviewed_game_by_game_and_a_malformed_one_refused_by_name(
     let pdn = dir.join("games.pdn");
     std::fs::write(
         &pdn,
-        "[Black \"alice\"]\n[White \"bob\"]\n1. 11-15 23-19 2. 8-11 22-17 3. 15-18 19-15 *\n\n\
+        "[Black \"alice\"]\n[White \"bob\"]\n1. 11-15 {+0.25/12 0.20s} 23-19 2. 8-11 22-17 3. 15-18 19-15 *\n\n\
          [Black \"carol\"]\n[White \"dave\"]\n1. 11-15 23-19 2. 15-10 {illegal} *\n\n\
          [Black \"bob\"]\n[White \"alice\"]\n1. 9-13 22-18 2. 11-15 18x11 3. 8x15 *\n",
     )
@@ -286,6 +286,12 @@ fn a_file_of_games_is_reviewed_game_by_game_and_a_malformed_one_refused_by_name(
         [1, 3]
     );
     assert_eq!(file.games[0].moves.len(), 6);
+    // what the engine said of its move, beside the verdict
+    assert_eq!(
+        file.games[0].moves[0].engine.as_deref(),
+        Some("+0.25/12 0.20s")
+    );
+    assert_eq!(file.games[0].moves[1].engine, None);
     assert_eq!(file.games[1].moves.len(), 5);
     assert_eq!(file.errors.len(), 1);
     assert_eq!(file.errors[0].game, 2);

@@ -17,6 +17,30 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// Whether stdout went away (a pager or `head` closed it): the review then
+/// goes on for its files, silently.
+static STDOUT_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout unless it is gone.
+fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    if std::io::stdout().write_fmt(args).is_err() {
+        STDOUT_GONE.store(true, Ordering::Relaxed);
+    }
+}
+
+macro_rules! say {
+    () => { write_out(format_args!("\n")) };
+    ($($t:tt)*) => { write_out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+macro_rules! say_part {
+    ($($t:tt)*) => { write_out(format_args!($($t)*)) };
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct ReviewArgs {
     /// The PDN file: every game in it is reviewed (or the one --game names).
@@ -167,7 +191,7 @@ fn verdict_cell(r: &MoveReview) -> String {
 fn print_table(rv: &Reviewed, limits: &str) {
     let (b, w) = names(&rv.pdn);
     let result = rv.pdn.result_text();
-    println!(
+    say!(
         "game {}: {b} (Black) - {w} (White), {result}, {} moves, {limits} a position",
         rv.number,
         rv.game.moves().len()
@@ -176,11 +200,17 @@ fn print_table(rv: &Reviewed, limits: &str) {
         c.as_deref()
             .is_some_and(|c| c.parse::<MoveComment>().is_ok())
     });
-    print!(
+    say_part!(
         "  {:<7} {:<10} {:>7} {:<10} {:>9} {:>9}  {:<12}",
-        "move", "played", "loss", "best", "its value", "played", "verdict"
+        "move",
+        "played",
+        "loss",
+        "best",
+        "its value",
+        "played",
+        "verdict"
     );
-    println!("{}", if engine_said { "  engine said" } else { "" });
+    say!("{}", if engine_said { "  engine said" } else { "" });
     let first = rv.game.start().turn();
     for r in &rv.reviews {
         let dots = if r.mover == Color::Black { "." } else { "..." };
@@ -205,17 +235,17 @@ fn print_table(rv: &Reviewed, limits: &str) {
             r.best_score.to_string(),
             r.played_score.to_string(),
         );
-        println!("{}", line.trim_end());
+        say!("{}", line.trim_end());
     }
     for (side, name, s) in [("Black", &b, &rv.end.black), ("White", &w, &rv.end.white)] {
         if s.moves > 0 {
-            println!("  {side} ({name}): {}", side_line(s));
+            say!("  {side} ({name}): {}", side_line(s));
         }
     }
     if !rv.end.complete {
-        println!("  (stopped before every move was judged)");
+        say!("  (stopped before every move was judged)");
     }
-    println!();
+    say!();
 }
 
 fn side_line(s: &kingme::review::SideSummary) -> String {
@@ -422,10 +452,10 @@ pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
         bar.suspend(|| {
             if a.quiet {
                 let (b, w) = names(&rv.pdn);
-                println!("game {}: {b} - {w}", rv.number);
+                say!("game {}: {b} - {w}", rv.number);
                 for (side, s) in [("Black", &rv.end.black), ("White", &rv.end.white)] {
                     if s.moves > 0 {
-                        println!("  {side}: {}", side_line(s));
+                        say!("  {side}: {}", side_line(s));
                     }
                 }
             } else {
@@ -436,9 +466,9 @@ pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
     }
     bar.finish_and_clear();
     if reviewed.len() > 1 || players.len() > 2 {
-        println!("players over {} games:", reviewed.len());
+        say!("players over {} games:", reviewed.len());
         for p in &players {
-            println!(
+            say!(
                 "  {:<24} {} games, {}",
                 p.name,
                 p.games,
@@ -446,7 +476,7 @@ pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
             );
         }
     }
-    println!(
+    say!(
         "review {}: {} games reviewed, {} refused, {limits_text} a position, eval {}, time {:.1}s",
         a.file.display(),
         reviewed.len(),
