@@ -42,7 +42,7 @@ async function received(page, prefix) {
 
 /** A `review` line's fields, read here with a regular expression of the test's own. */
 function reviewFields(line) {
-  const m = line.match(/^review ply (\d+) move (\S+) verdict (\S+) loss (\S+) best (\S+) .* pv ((?:(?!note)\S+ ?)+)(?: note (.*))?$/);
+  const m = line.match(/^review ply (\d+) by (?:black|white) move (\S+) verdict (\S+) loss (\S+) best (\S+) .* pv ((?:(?!note)\S+ ?)+)(?: note (.*))?$/);
   assert.ok(m, line);
   return { index: Number(m[1]), move: m[2], verdict: m[3], loss: Number(m[4]), best: m[5], pv: m[6].trim(), note: m[7] || null };
 }
