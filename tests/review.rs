@@ -113,7 +113,7 @@ fn a_thrown_away_database_win_is_marked_at_that_move_and_nowhere_else() {
         let before = game.positions()[r.ply];
         let after = game.positions()[r.ply + 1];
         let e = r
-            .exact
+            .exact_verdict()
             .unwrap_or_else(|| panic!("ply {}: not exact", r.ply));
         // the test's own reading of the databases
         let was = tb.probe_wdl(&before).unwrap();
@@ -141,7 +141,7 @@ fn a_game_of_database_moves_has_no_mistakes() {
     let (reviews, end) = review(&game, 2000);
     assert_eq!(reviews.len(), game.moves().len());
     for r in &reviews {
-        assert!(r.exact.is_some(), "ply {}", r.ply);
+        assert!(r.exact, "ply {}", r.ply);
         assert!(r.verdict <= Verdict::Good, "ply {}: {r:?}", r.ply);
         assert_eq!(r.loss, 0.0, "ply {}", r.ply);
     }
@@ -176,7 +176,7 @@ fn a_mini_game_is_judged_exactly_by_the_solved_table() {
     for r in &reviews {
         let before = table.value(&game.positions()[r.ply]);
         let after = table.value(&game.positions()[r.ply + 1]).flipped();
-        let e = r.exact.expect("every mini position is known");
+        let e = r.exact_verdict().expect("every mini position is known");
         assert_eq!(e.before, before.into(), "ply {}", r.ply);
         if r.ply == changed_at {
             assert_ne!(before.kind, after.kind);

@@ -181,7 +181,7 @@ fn replay(number: usize, g: &PdnGame) -> Result<Game, String> {
 }
 
 fn verdict_cell(r: &MoveReview) -> String {
-    match (&r.exact, r.forced) {
+    match (r.exact_verdict(), r.forced) {
         (_, true) => "only move".to_string(),
         (Some(e), _) => format!("{} ({})", r.verdict, e.words()),
         (None, _) => r.verdict.to_string(),

@@ -4,7 +4,7 @@
 use super::response_parse::{parse_move, parse_score, ParseResponseError, Words};
 use crate::board::{Color, Variant};
 use crate::engine::ReviewEnd;
-use crate::review::{Exact, MoveReview, SideSummary, Verdict};
+use crate::review::{MoveReview, SideSummary, Verdict};
 use std::fmt;
 use std::time::Duration;
 
@@ -31,14 +31,14 @@ pub(super) fn write_review(f: &mut fmt::Formatter<'_>, r: &MoveReview) -> fmt::R
     if r.forced {
         f.write_str(" forced")?;
     }
-    if r.exact.is_some() {
+    if r.exact {
         f.write_str(" exact")?;
     }
     f.write_str(" pv")?;
     for m in &r.pv {
         write!(f, " {m}")?;
     }
-    if let Some(e) = &r.exact {
+    if let Some(e) = r.exact_verdict() {
         write!(f, " note {}", e.words())?;
     }
     Ok(())
@@ -125,10 +125,7 @@ pub(super) fn parse_review(
         played_score,
         loss,
         verdict,
-        exact: exact.then_some(Exact {
-            before: best_score,
-            after: played_score,
-        }),
+        exact,
         forced,
         depth,
         pv,

@@ -28,7 +28,7 @@
 
 use super::judge::MoveReview;
 use super::summary::{PlayerSummary, SideSummary};
-use super::verdict::{Exact, Verdict};
+use super::verdict::Verdict;
 use crate::board::{Color, Move, Variant};
 use crate::search::Score;
 use serde::{Deserialize, Serialize};
@@ -176,8 +176,8 @@ impl JsonMove {
             loss: r.loss,
             verdict: r.verdict.to_string(),
             forced: r.forced,
-            exact: r.exact.is_some(),
-            note: r.exact.map(|e| e.words()),
+            exact: r.exact,
+            note: r.exact_verdict().map(|e| e.words()),
             depth: r.depth,
             nodes: r.nodes,
             time_ms: r.time.as_millis() as u64,
@@ -211,10 +211,7 @@ impl JsonMove {
                 .verdict
                 .parse::<Verdict>()
                 .map_err(|e| format!("ply {}: {e}", self.ply))?,
-            exact: self.exact.then_some(Exact {
-                before: best_score,
-                after: played_score,
-            }),
+            exact: self.exact,
             forced: self.forced,
             depth: self.depth,
             pv: self.pv.iter().map(|t| mv(t)).collect::<Result<_, _>>()?,

@@ -156,8 +156,9 @@ pub struct MoveReview {
     pub loss: f64,
     /// The verdict.
     pub verdict: Verdict,
-    /// The exact values, when both positions' are known.
-    pub exact: Option<Exact>,
+    /// Both positions' values are known exactly: then `best_score` and
+    /// `played_score` are those values ([`MoveReview::exact_verdict`]).
+    pub exact: bool,
     /// The move was the only legal one.
     pub forced: bool,
     /// Depth of the search of the position before the move.
@@ -173,6 +174,15 @@ pub struct MoveReview {
 impl Eq for MoveReview {}
 
 impl MoveReview {
+    /// The exact values' verdict, when both positions' values are known.
+    #[must_use]
+    pub fn exact_verdict(&self) -> Option<Exact> {
+        self.exact.then_some(Exact {
+            before: self.best_score,
+            after: self.played_score,
+        })
+    }
+
     /// The move number as PDN counts it (Black's and White's moves share one).
     #[must_use]
     pub fn move_number(&self, first_to_move: Color) -> usize {
@@ -186,6 +196,8 @@ impl MoveReview {
 struct Value {
     score: Score,
     search: Option<Searched>,
+    /// The exact value and a move keeping it, where known (probed once).
+    exact: Option<(Score, Option<Move>)>,
 }
 
 /// The value of a move for its mover, from the value of the position it
@@ -244,14 +256,17 @@ pub fn review_game(
     let mut out = Vec::new();
     for i in order.into_iter().filter(|&i| needed[i]) {
         let value = match (i == n).then(|| end_value(game)).flatten() {
+            // the rules' value is exact
             Some(score) => Value {
                 score,
                 search: None,
+                exact: Some((score, None)),
             },
             None => match searcher.search(&prefix(game, i)) {
                 Some(s) => Value {
                     score: s.score,
                     search: Some(s),
+                    exact: exact.exact(&positions[i]),
                 },
                 None => break,
             },
@@ -282,7 +297,6 @@ fn judge(
     exact: &dyn ExactValues,
 ) -> MoveReview {
     let pos = &game.positions()[m];
-    let next = &game.positions()[m + 1];
     let played = game.moves()[m];
     let search = before.search.clone().unwrap_or_else(|| Searched {
         best: Some(played),
@@ -294,13 +308,8 @@ fn judge(
     });
     let forced = pos.legal_moves().len() == 1;
     let searched_best = search.best.unwrap_or(played);
-    let is_last = m + 1 == game.moves().len();
-    let exact_after = match (is_last, end_value(game)) {
-        (true, Some(rule)) => Some(rule),
-        _ => exact.exact(next).map(|(v, _)| v),
-    };
-    let exact_value = match (exact.exact(pos), exact_after) {
-        (Some((b, best)), Some(a)) => Some((
+    let exact_value = match (before.exact, after.exact) {
+        (Some((b, best)), Some((a, _))) => Some((
             Exact {
                 before: b,
                 after: through_move(a),
@@ -355,7 +364,7 @@ fn judge(
         played_score,
         loss,
         verdict,
-        exact: exact_value.map(|(e, _)| e),
+        exact: exact_value.is_some(),
         forced,
         depth: search.depth,
         pv,
