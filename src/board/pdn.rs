@@ -54,6 +54,26 @@ pub fn movetext(first_to_move: Color, moves: &[String], result: &str) -> String 
     out
 }
 
+/// One tag pair as a line, `[Name "value"]` and a newline: `"` and `\`
+/// escaped, control characters dropped.
+#[must_use]
+pub fn tag_line(name: &str, value: &str) -> String {
+    let mut s = String::with_capacity(name.len() + value.len() + 6);
+    s.push('[');
+    s.push_str(name);
+    s.push_str(" \"");
+    for c in value.chars() {
+        if c == '"' || c == '\\' {
+            s.push('\\');
+        }
+        if !c.is_control() {
+            s.push(c);
+        }
+    }
+    s.push_str("\"]\n");
+    s
+}
+
 /// A game read back from PDN.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PdnGame {
@@ -356,6 +376,14 @@ mod tests {
         g[0].replay().unwrap();
         assert!(parse_pdn("[Event x]").is_err());
         assert!(parse_pdn("1. hello").is_err());
+    }
+
+    #[test]
+    fn tag_lines_read_back() {
+        let text = format!("{}1. 11-15 *\n", tag_line("Event", "a \"b\" c\\d\te"));
+        assert_eq!(text.lines().next(), Some(r#"[Event "a \"b\" c\\de"]"#));
+        let g = parse_pdn(&text).unwrap().remove(0);
+        assert_eq!(g.tag("Event"), Some("a \"b\" c\\de"));
     }
 
     #[test]

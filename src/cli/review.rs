@@ -5,13 +5,12 @@ use clap::Args;
 use kingme::board::pdn::{parse_pdn, PdnGame};
 use kingme::board::{Color, Game};
 use kingme::engine::{Engine, EngineOption, Event, GoLimits, MoveComment, ReviewEnd};
+use kingme::protocol::ReviewParams;
 use kingme::review::json::{
-    JsonError, JsonGame, JsonMove, JsonPlayer, JsonSettings, JsonSide, ReviewFile, JSON_FORMAT,
-    JSON_VERSION,
+    JsonError, JsonGame, JsonPlayer, JsonSettings, ReviewFile, JSON_FORMAT, JSON_VERSION,
 };
 use kingme::review::{
-    annotated_movetext, MoveReview, Order, PlayerSummary, ReviewSettings, Sides, Thresholds,
-    Verdict,
+    annotated_game, MoveReview, Order, PlayerSummary, ReviewSettings, Sides, Thresholds, Verdict,
 };
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -48,7 +47,7 @@ pub(crate) struct ReviewArgs {
     /// Review only this game of the file (from 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     game: Option<u64>,
-    /// Milliseconds of search per position [default: 1000 when no limit is given].
+    /// Milliseconds of search per position [default: 500 when no limit is given].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     movetime: Option<u64>,
     /// Search each position to this depth.
@@ -95,32 +94,15 @@ pub(crate) struct ReviewArgs {
 }
 
 impl ReviewArgs {
-    fn limits(&self) -> GoLimits {
-        let none = self.movetime.is_none() && self.depth.is_none() && self.nodes.is_none();
-        GoLimits {
-            movetime: self
-                .movetime
-                .or(none.then_some(1000))
-                .map(Duration::from_millis),
+    /// Each position's limits, as the protocol's `review` takes them.
+    fn params(&self) -> ReviewParams {
+        ReviewParams {
+            movetime: self.movetime.map(Duration::from_millis),
             depth: self.depth,
             nodes: self.nodes,
-            ..GoLimits::default()
+            side: Sides::Both,
         }
-    }
-
-    fn limits_text(&self) -> String {
-        let l = self.limits();
-        let mut words = Vec::new();
-        if let Some(t) = l.movetime {
-            words.push(format!("movetime {}", t.as_millis()));
-        }
-        if let Some(d) = l.depth {
-            words.push(format!("depth {d}"));
-        }
-        if let Some(n) = l.nodes {
-            words.push(format!("nodes {n}"));
-        }
-        words.join(" ")
+        .effective()
     }
 }
 
@@ -308,52 +290,6 @@ fn review_one(
     }
 }
 
-fn json_game(rv: &Reviewed) -> JsonGame {
-    let first = rv.game.start().turn();
-    JsonGame {
-        game: rv.number,
-        variant: rv.game.variant().to_string(),
-        fen: rv.pdn.tag("FEN").map(str::to_string),
-        tags: rv
-            .pdn
-            .tags
-            .iter()
-            .map(|(k, v)| [k.clone(), v.clone()])
-            .collect(),
-        result: rv.pdn.result_text().to_string(),
-        complete: rv.end.complete,
-        moves: rv
-            .reviews
-            .iter()
-            .map(|r| {
-                let said = rv.pdn.comments.get(r.ply).and_then(|c| c.as_deref());
-                JsonMove::of(r, first, said)
-            })
-            .collect(),
-        black: JsonSide::of(&rv.end.black),
-        white: JsonSide::of(&rv.end.white),
-    }
-}
-
-fn pdn_game(rv: &Reviewed, limits: &str) -> String {
-    let mut out = String::new();
-    for (k, v) in &rv.pdn.tags {
-        if !k.eq_ignore_ascii_case("Annotator") {
-            out.push_str(&format!(
-                "[{k} \"{}\"]\n",
-                v.replace('\\', "\\\\").replace('"', "\\\"")
-            ));
-        }
-    }
-    out.push_str(&format!(
-        "[Annotator \"kingme review, {limits} a position\"]\n\n"
-    ));
-    let result = rv.pdn.result_text();
-    out.push_str(&annotated_movetext(&rv.game, &rv.reviews, result));
-    out.push('\n');
-    out
-}
-
 pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
     let text =
         std::fs::read_to_string(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
@@ -394,8 +330,8 @@ pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
         },
         scale: engine.options().eval.result_scale(),
     };
-    let limits = a.limits();
-    let limits_text = a.limits_text();
+    let limits = a.params().limits();
+    let limits_text = a.params().to_string();
     // every game replayed first: the bar counts the moves to judge
     let mut todo = Vec::new();
     let mut errors = Vec::new();
@@ -500,7 +436,20 @@ pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
                 scale: settings.scale,
                 eval: engine.options().eval.describe(),
             },
-            games: reviewed.iter().map(json_game).collect(),
+            games: reviewed
+                .iter()
+                .map(|rv| {
+                    let sides = [&rv.end.black, &rv.end.white];
+                    JsonGame::of(
+                        rv.number,
+                        &rv.pdn,
+                        &rv.game,
+                        &rv.reviews,
+                        sides,
+                        rv.end.complete,
+                    )
+                })
+                .collect(),
             errors: errors.clone(),
             players: players.iter().map(JsonPlayer::of).collect(),
         };
@@ -509,9 +458,10 @@ pub(crate) fn run_review(a: &ReviewArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     if let Some(path) = &a.pdn {
+        let annotator = format!("kingme review, {limits_text} a position");
         let text: String = reviewed
             .iter()
-            .map(|rv| pdn_game(rv, &limits_text))
+            .map(|rv| annotated_game(&rv.pdn, &rv.game, &rv.reviews, &annotator))
             .collect();
         kingme::checked_file::write_atomically(path, [text.as_bytes()])
             .map_err(|e| e.to_string())?;

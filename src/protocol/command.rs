@@ -106,20 +106,51 @@ pub struct ReviewParams {
 pub const REVIEW_DEFAULT_MOVETIME_MS: u64 = 500;
 
 impl ReviewParams {
-    /// The search limits of one position.
+    /// These parameters with the default limit filled in when none is given.
     #[must_use]
-    pub fn limits(&self) -> crate::engine::GoLimits {
+    pub fn effective(&self) -> ReviewParams {
         let none = self.movetime.is_none() && self.depth.is_none() && self.nodes.is_none();
-        crate::engine::GoLimits {
+        ReviewParams {
             movetime: if none {
                 Some(std::time::Duration::from_millis(REVIEW_DEFAULT_MOVETIME_MS))
             } else {
                 self.movetime
             },
-            depth: self.depth,
-            nodes: self.nodes,
+            ..self.clone()
+        }
+    }
+
+    /// The search limits of one position.
+    #[must_use]
+    pub fn limits(&self) -> crate::engine::GoLimits {
+        let p = self.effective();
+        crate::engine::GoLimits {
+            movetime: p.movetime,
+            depth: p.depth,
+            nodes: p.nodes,
             ..crate::engine::GoLimits::default()
         }
+    }
+}
+
+/// The arguments as `review` takes them: `movetime 100 depth 12 side black`
+/// (the limits given, the side unless both).
+impl fmt::Display for ReviewParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut words = Vec::new();
+        if let Some(t) = self.movetime {
+            words.push(format!("movetime {}", t.as_millis()));
+        }
+        if let Some(d) = self.depth {
+            words.push(format!("depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            words.push(format!("nodes {n}"));
+        }
+        if self.side != crate::review::Sides::Both {
+            words.push(format!("side {}", self.side));
+        }
+        f.write_str(&words.join(" "))
     }
 }
 
@@ -227,22 +258,8 @@ impl fmt::Display for Command {
             Command::Undo => f.write_str("undo"),
             Command::Perft(d) => write!(f, "perft {d}"),
             Command::Eval => f.write_str("eval"),
-            Command::Review(p) => {
-                f.write_str("review")?;
-                if let Some(t) = p.movetime {
-                    write!(f, " movetime {}", t.as_millis())?;
-                }
-                if let Some(d) = p.depth {
-                    write!(f, " depth {d}")?;
-                }
-                if let Some(n) = p.nodes {
-                    write!(f, " nodes {n}")?;
-                }
-                if p.side != crate::review::Sides::Both {
-                    write!(f, " side {}", p.side)?;
-                }
-                Ok(())
-            }
+            Command::Review(p) if *p == ReviewParams::default() => f.write_str("review"),
+            Command::Review(p) => write!(f, "review {p}"),
             Command::Auth(t) => write!(f, "auth {}", t.as_str()),
         }
     }
@@ -260,6 +277,27 @@ mod tests {
         assert_eq!(format!("{cmd:?}"), "Auth(Token(***))");
         assert_eq!(cmd.to_string(), "auth s3cret-Token", "Display round-trips");
         assert_eq!(cmd.redacted().to_string(), "auth (token hidden)");
+    }
+
+    #[test]
+    fn review_is_written_as_it_is_read() {
+        for line in [
+            "review",
+            "review movetime 100",
+            "review depth 9 nodes 500 side white",
+        ] {
+            let cmd: Command = line.parse().unwrap();
+            assert_eq!(cmd.to_string(), line);
+        }
+        let Command::Review(p) = "review side black".parse::<Command>().unwrap() else {
+            panic!("not a review");
+        };
+        // without a limit, the default movetime
+        assert_eq!(
+            p.effective().to_string(),
+            format!("movetime {REVIEW_DEFAULT_MOVETIME_MS} side black")
+        );
+        assert_eq!(p.limits().depth, None);
     }
 
     /// Every limit in the engine's list parses and is written back; the

@@ -29,7 +29,8 @@
 use super::judge::MoveReview;
 use super::summary::{PlayerSummary, SideSummary};
 use super::verdict::Verdict;
-use crate::board::{Color, Move, Variant};
+use crate::board::pdn::PdnGame;
+use crate::board::{Color, Game, Move, Variant};
 use crate::search::Score;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -218,6 +219,44 @@ impl JsonMove {
             nodes: self.nodes,
             time: Duration::from_millis(self.time_ms),
         })
+    }
+}
+
+impl JsonGame {
+    /// The JSON of game `number` of a file: its PDN record, the game
+    /// replayed, its moves' reviews, each side's figures and whether the
+    /// review was complete.
+    #[must_use]
+    pub fn of(
+        number: usize,
+        pdn: &PdnGame,
+        game: &Game,
+        reviews: &[MoveReview],
+        sides: [&SideSummary; 2],
+        complete: bool,
+    ) -> JsonGame {
+        let first = game.start().turn();
+        JsonGame {
+            game: number,
+            variant: game.variant().to_string(),
+            fen: pdn.tag("FEN").map(str::to_string),
+            tags: pdn
+                .tags
+                .iter()
+                .map(|(k, v)| [k.clone(), v.clone()])
+                .collect(),
+            result: pdn.result_text().to_string(),
+            complete,
+            moves: reviews
+                .iter()
+                .map(|r| {
+                    let said = pdn.comments.get(r.ply).and_then(|c| c.as_deref());
+                    JsonMove::of(r, first, said)
+                })
+                .collect(),
+            black: JsonSide::of(sides[0]),
+            white: JsonSide::of(sides[1]),
+        }
     }
 }
 

@@ -24,6 +24,6 @@ pub use judge::{
     review_game, ExactValues, MoveReview, NoExactValues, Order, ParseSidesError, PositionSearch,
     ReviewSettings, Searched, Sides,
 };
-pub use pdn::annotated_movetext;
+pub use pdn::{annotated_game, annotated_movetext};
 pub use summary::{PlayerSummary, SideSummary};
 pub use verdict::{expected, Exact, Thresholds, Verdict};

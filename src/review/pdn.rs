@@ -5,7 +5,7 @@
 //! as a variation with its value: `8-11?! {+0.15/6} (3. 12-16 {+0.28/6})`.
 
 use super::judge::MoveReview;
-use crate::board::pdn::movetext;
+use crate::board::pdn::{movetext, tag_line, PdnGame};
 use crate::board::{Color, Game};
 use crate::engine::MoveComment;
 
@@ -41,4 +41,26 @@ pub fn annotated_movetext(game: &Game, reviews: &[MoveReview], result: &str) -> 
         })
         .collect();
     movetext(first, &tokens, result)
+}
+
+/// The whole game as PDN: the record's tags (its `Annotator` replaced by
+/// `annotator`), then [`annotated_movetext`] and a blank line.
+#[must_use]
+pub fn annotated_game(
+    pdn: &PdnGame,
+    game: &Game,
+    reviews: &[MoveReview],
+    annotator: &str,
+) -> String {
+    let mut out: String = pdn
+        .tags
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("Annotator"))
+        .map(|(k, v)| tag_line(k, v))
+        .collect();
+    out.push_str(&tag_line("Annotator", annotator));
+    out.push('\n');
+    out.push_str(&annotated_movetext(game, reviews, pdn.result_text()));
+    out.push('\n');
+    out
 }

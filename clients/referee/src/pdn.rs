@@ -12,25 +12,9 @@
 
 use crate::game::GameRecord;
 pub use kingme::board::pdn::{
-    movetext, parse_pdn, ParsePdnError, PdnGame, GAME_TYPE_ENGLISH, GAME_TYPE_MINI,
+    movetext, parse_pdn, tag_line, ParsePdnError, PdnGame, GAME_TYPE_ENGLISH, GAME_TYPE_MINI,
 };
 use kingme::{Color, Position, Variant};
-use std::fmt::Write as _;
-
-fn quote(v: &str) -> String {
-    let mut s = String::with_capacity(v.len() + 2);
-    s.push('"');
-    for c in v.chars() {
-        if c == '"' || c == '\\' {
-            s.push('\\');
-        }
-        if !c.is_control() {
-            s.push(c);
-        }
-    }
-    s.push('"');
-    s
-}
 
 /// Today's date as `YYYY.MM.DD` (UTC).
 #[must_use]
@@ -63,7 +47,7 @@ pub fn write_game(g: &GameRecord, event: &str, date: &str) -> String {
     let result = g.outcome.pdn();
     let mut s = String::new();
     let mut tag = |k: &str, v: &str| {
-        let _ = writeln!(s, "[{k} {}]", quote(v));
+        s.push_str(&tag_line(k, v));
     };
     tag("Event", event);
     tag("Site", "kingme-referee");
