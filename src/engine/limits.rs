@@ -229,6 +229,7 @@ impl EngineOptions {
                     search::clock_budget(left, inc.unwrap_or_default(), limits.movestogo);
                 sl.soft_time = Some(soft);
                 sl.hard_time = Some(hard);
+                sl.adaptive_soft_time = true;
             } else if !limits.has_limit_for(pos.turn()) {
                 let mt = self.level.default_movetime();
                 sl.hard_time = Some(mt);

@@ -5,7 +5,9 @@
 use super::node::{Shared, Worker};
 use super::stats::Stats;
 use super::tt::TranspositionTable;
-use super::{Control, History, Iteration, Score, SearchLimits, SearchReport, SearchResult};
+use super::{
+    Control, History, Iteration, Score, SearchLimits, SearchReport, SearchResult, Stability,
+};
 use super::{DB_WIN_PLIES, INF, MAX_PLY, WIN, WIN_BOUND};
 use crate::board::{Move, Position, Rules, Variant};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -134,6 +136,7 @@ fn run_root<R: Rules>(
             finish_main(control, &mut w, &mut result);
             return;
         }
+        let mut stability = Stability::default();
         for depth in 1..=max_depth {
             let score = if tracing {
                 w.search::<R, true>(root, depth as i32, -INF, INF, 0, hist.quiet, None)
@@ -167,12 +170,15 @@ fn run_root<R: Rules>(
                 r.iteration(&it);
             }
             result.last = Some(it);
+            if let Some(b) = result.best {
+                stability.update(b, score);
+            }
             let decided = limits.mini_table.is_some()
                 || (score.abs() >= WIN_BOUND && (WIN - score.abs()) as u32 <= depth);
             if decided && !control.hold.load(Ordering::Relaxed) {
                 break;
             }
-            if let Some(soft) = limits.soft_time {
+            if let Some(soft) = soft_limit(limits, &stability) {
                 if !control.hold.load(Ordering::Relaxed) && sh.clock_elapsed() >= soft {
                     break;
                 }
@@ -194,6 +200,17 @@ fn run_root<R: Rules>(
     }
     result.time = start.elapsed();
     result
+}
+
+/// The time after which no new iteration starts: the soft limit, scaled by
+/// the iterations' stability under a game clock.
+fn soft_limit(limits: &SearchLimits, stability: &Stability) -> Option<Duration> {
+    let soft = limits.soft_time?;
+    Some(if limits.adaptive_soft_time {
+        stability.soft_limit(soft, limits.hard_time)
+    } else {
+        soft
+    })
 }
 
 /// The end of the main thread's search: hold the answer while pondering or
@@ -271,6 +288,7 @@ impl Lines<'_> {
         let limits = sh.limits;
         let control = sh.control;
         let n = self.multipv.min(self.root_moves.len());
+        let mut stability = Stability::default();
         for depth in 1..=self.max_depth {
             let mut lines: Vec<(i32, Vec<Move>)> = Vec::with_capacity(n);
             w.root_excluded = self.outside.to_vec();
@@ -325,6 +343,7 @@ impl Lines<'_> {
                 }
             }
             result.last = its.into_iter().next();
+            stability.update(lines[0].1[0], lines[0].0);
             let held = control.hold.load(Ordering::Relaxed);
             let decided = limits.mini_table.is_some()
                 || lines
@@ -333,7 +352,7 @@ impl Lines<'_> {
             if decided && !held {
                 break;
             }
-            if let Some(soft) = limits.soft_time {
+            if let Some(soft) = soft_limit(limits, &stability) {
                 if !held && sh.clock_elapsed() >= soft {
                     break;
                 }

@@ -10,7 +10,8 @@
 //! - [`ordering`]: move-ordering keys, killer moves and the history table.
 //! - `reductions`: how many plies a late quiet move's search loses.
 //! - `singular`: whether the table's move stands alone, to extend it.
-//! - [`time`]: when to stop: clock budgets, time and node limits.
+//! - [`time`]: when to stop: clock budgets and their stability scaling, time
+//!   and node limits.
 //! - [`stats`]: the counters a search keeps and the iterations it reports.
 //! - [`tt`]: the transposition table shared by every search thread.
 
@@ -32,7 +33,7 @@ use std::time::Duration;
 pub use deepening::search;
 pub use score::{ParseScoreError, Score};
 pub use stats::{Iteration, Stats};
-pub use time::clock_budget;
+pub use time::{clock_budget, Stability};
 
 /// Larger than any score.
 pub const INF: i32 = 32_000;
@@ -83,6 +84,9 @@ pub struct SearchLimits {
     pub nodes: Option<u64>,
     /// Stop starting iterations after this.
     pub soft_time: Option<Duration>,
+    /// Whether `soft_time` is a game clock's budget, stretched or shrunk by
+    /// the iterations' [`Stability`]; a fixed move time is not.
+    pub adaptive_soft_time: bool,
     /// Stop at once after this.
     pub hard_time: Option<Duration>,
     /// Leaf noise amplitude in centi-men (weaker levels).
