@@ -31,8 +31,8 @@ pub fn clock_budget(left: Duration, inc: Duration, movestogo: Option<u32>) -> (D
 /// to the hard limit).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stability {
-    /// The last iteration's best move and score.
-    last: Option<(Move, i32)>,
+    /// The last iteration's best move.
+    last_best: Option<Move>,
     /// Best-move changes, halved at each iteration (recent ones weigh most).
     changes: f64,
     /// How far (centi-men) the score has fallen below the best of the
@@ -56,11 +56,11 @@ impl Stability {
     /// Takes a completed iteration's best move and score (internal units).
     pub fn update(&mut self, best: Move, score: i32) {
         self.iterations += 1;
-        let changed = self.last.is_some_and(|(m, _)| m != best);
+        let changed = self.last_best.is_some_and(|m| m != best);
         self.changes = self.changes / 2.0 + if changed { 1.0 } else { 0.0 };
         self.fall = self.peak.map_or(0, |p| (p - score).max(0));
         self.peak = Some(self.peak.map_or(score, |p| p.max(score)));
-        self.last = Some((best, score));
+        self.last_best = Some(best);
     }
 
     /// The factor the soft limit is multiplied by.
