@@ -16,6 +16,7 @@
 //! - [`tt`]: the transposition table shared by every search thread.
 
 pub mod deepening;
+mod leaves;
 pub mod node;
 pub mod ordering;
 mod reductions;

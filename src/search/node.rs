@@ -3,6 +3,7 @@
 //! repetition and forty-move draws, exact mini-checkers values, capture
 //! resolution at the leaves.
 
+use super::leaves::LeafCache;
 use super::reductions::late_move_reduction;
 use super::stats::Stats;
 use super::tt::{Bound, Entry, TranspositionTable};
@@ -44,6 +45,8 @@ pub(super) struct Worker<'a, 'r> {
     pub(super) root_excluded: Vec<Move>,
     /// The network's first layer at the position evaluated last.
     pub(super) eval_cache: crate::eval::EvalCache,
+    /// The static scores of the leaves evaluated so far.
+    pub(super) leaves: LeafCache,
     /// The move a singular-extension test search leaves out, by ply.
     pub(super) excluded: [Option<Move>; MAX_PLY],
     /// The depth of the current iteration at the root.
@@ -159,6 +162,7 @@ impl<'a, 'r> Worker<'a, 'r> {
             report,
             root_excluded: Vec::new(),
             eval_cache: crate::eval::EvalCache::new(),
+            leaves: LeafCache::new(),
             excluded: [None; MAX_PLY],
             root_depth: 0,
         }
@@ -192,11 +196,19 @@ impl<'a, 'r> Worker<'a, 'r> {
     /// The static score of a leaf `pos` (key `hash`), with the search's noise.
     #[inline(always)]
     fn leaf_score(&mut self, pos: &Position, hash: u64) -> i32 {
-        self.sh
-            .limits
-            .eval
-            .evaluate_cached(pos, &mut self.eval_cache)
-            + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise)
+        let score = match self.leaves.get(hash) {
+            Some(s) => s,
+            None => {
+                let s = self
+                    .sh
+                    .limits
+                    .eval
+                    .evaluate_cached(pos, &mut self.eval_cache);
+                self.leaves.put(hash, s);
+                s
+            }
+        };
+        score + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise)
     }
 
     fn is_repetition(&self, hash: u64, quiet: u32) -> bool {

@@ -14,7 +14,12 @@ pub(super) fn late_move_reduction(depth: i32, rank: usize, pv: bool) -> i32 {
     (1 + more - i32::from(pv)).max(1)
 }
 
-/// The growing part of [`late_move_reduction`]: `ln depth · ln rank / 2.2`, rounded down.
+/// The growing part of [`late_move_reduction`]: `ln depth · ln rank / 2.2`,
+/// rounded down. Kept out of line: the search reads the table, and the
+/// logarithm, which the compiler may otherwise compute ahead of the table's
+/// lookup, is only needed beyond it.
+#[cold]
+#[inline(never)]
 fn lmr_more(depth: i32, rank: usize) -> i32 {
     (f64::from(depth).ln() * (rank as f64).ln() / 2.2) as i32
 }
