@@ -3,7 +3,7 @@
 
 use super::{mini_table, EngineOptions, Level, MAX_MULTIPV};
 use crate::board::{Color, Move, Position, Variant};
-use crate::search::{self, SearchLimits};
+use crate::search::{self, SearchLimits, SoftTime};
 use std::fmt;
 use std::time::Duration;
 
@@ -218,7 +218,7 @@ impl EngineOptions {
                 .saturating_sub(Duration::from_millis(3))
                 .max(Duration::from_millis(1));
             sl.hard_time = Some(hard);
-            sl.soft_time = Some(hard);
+            sl.soft_time = Some(SoftTime::Fixed(hard));
         } else {
             let (left, inc) = match pos.turn() {
                 Color::Black => (limits.btime, limits.binc),
@@ -227,13 +227,12 @@ impl EngineOptions {
             if let Some(left) = left {
                 let (soft, hard) =
                     search::clock_budget(left, inc.unwrap_or_default(), limits.movestogo);
-                sl.soft_time = Some(soft);
+                sl.soft_time = Some(SoftTime::Clock(soft));
                 sl.hard_time = Some(hard);
-                sl.adaptive_soft_time = true;
             } else if !limits.has_limit_for(pos.turn()) {
                 let mt = self.level.default_movetime();
                 sl.hard_time = Some(mt);
-                sl.soft_time = Some(mt);
+                sl.soft_time = Some(SoftTime::Fixed(mt));
             }
         }
         sl

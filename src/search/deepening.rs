@@ -6,7 +6,8 @@ use super::node::{Shared, Worker};
 use super::stats::Stats;
 use super::tt::TranspositionTable;
 use super::{
-    Control, History, Iteration, Score, SearchLimits, SearchReport, SearchResult, Stability,
+    Control, History, Iteration, Score, SearchLimits, SearchReport, SearchResult, SoftTime,
+    Stability,
 };
 use super::{DB_WIN_PLIES, INF, MAX_PLY, WIN, WIN_BOUND};
 use crate::board::{Move, Position, Rules, Variant};
@@ -173,21 +174,13 @@ fn run_root<R: Rules>(
             if let Some(b) = result.best {
                 stability.update(b, score);
             }
-            let decided = limits.mini_table.is_some()
-                || (score.abs() >= WIN_BOUND && (WIN - score.abs()) as u32 <= depth);
-            if decided && !control.hold.load(Ordering::Relaxed) {
-                break;
-            }
-            if let Some(soft) = soft_limit(limits, &stability) {
-                if !control.hold.load(Ordering::Relaxed) && sh.clock_elapsed() >= soft {
-                    break;
-                }
-            }
-            if root_moves.len() == 1
-                && !control.hold.load(Ordering::Relaxed)
-                && limits.depth.is_none()
-                && depth >= 2
-            {
+            if last_iteration(
+                &sh,
+                &stability,
+                depth,
+                decided(score, depth),
+                root_moves.len(),
+            ) {
                 break;
             }
         }
@@ -202,14 +195,43 @@ fn run_root<R: Rules>(
     result
 }
 
+/// Whether an iteration to `depth` that scored `score` found the game's
+/// end within its horizon.
+fn decided(score: i32, depth: u32) -> bool {
+    score.abs() >= WIN_BOUND && (WIN - score.abs()) as u32 <= depth
+}
+
+/// Whether no iteration follows the one just finished to `depth`, whose
+/// lines are all `decided`, at a root of `root_moves` moves: unless the
+/// answer is held (ponder, infinite), when the result is known (decided, or
+/// the solved mini game), the soft limit has passed, or the only move has
+/// been searched twice without a depth limit.
+fn last_iteration(
+    sh: &Shared<'_>,
+    stability: &Stability,
+    depth: u32,
+    decided: bool,
+    root_moves: usize,
+) -> bool {
+    let limits = sh.limits;
+    if sh.control.hold.load(Ordering::Relaxed) {
+        return false;
+    }
+    if decided || limits.mini_table.is_some() {
+        return true;
+    }
+    if soft_limit(limits, stability).is_some_and(|soft| sh.clock_elapsed() >= soft) {
+        return true;
+    }
+    root_moves == 1 && limits.depth.is_none() && depth >= 2
+}
+
 /// The time after which no new iteration starts: the soft limit, scaled by
 /// the iterations' stability under a game clock.
 fn soft_limit(limits: &SearchLimits, stability: &Stability) -> Option<Duration> {
-    let soft = limits.soft_time?;
-    Some(if limits.adaptive_soft_time {
-        stability.soft_limit(soft, limits.hard_time)
-    } else {
-        soft
+    Some(match limits.soft_time? {
+        SoftTime::Fixed(soft) => soft,
+        SoftTime::Clock(soft) => stability.soft_limit(soft, limits.hard_time),
     })
 }
 
@@ -285,8 +307,6 @@ impl Lines<'_> {
         hist: &History,
         result: &mut SearchResult,
     ) {
-        let limits = sh.limits;
-        let control = sh.control;
         let n = self.multipv.min(self.root_moves.len());
         let mut stability = Stability::default();
         for depth in 1..=self.max_depth {
@@ -344,20 +364,8 @@ impl Lines<'_> {
             }
             result.last = its.into_iter().next();
             stability.update(lines[0].1[0], lines[0].0);
-            let held = control.hold.load(Ordering::Relaxed);
-            let decided = limits.mini_table.is_some()
-                || lines
-                    .iter()
-                    .all(|&(s, _)| s.abs() >= WIN_BOUND && (WIN - s.abs()) as u32 <= depth);
-            if decided && !held {
-                break;
-            }
-            if let Some(soft) = soft_limit(limits, &stability) {
-                if !held && sh.clock_elapsed() >= soft {
-                    break;
-                }
-            }
-            if self.root_moves.len() == 1 && !held && limits.depth.is_none() && depth >= 2 {
+            let all_decided = lines.iter().all(|&(s, _)| decided(s, depth));
+            if last_iteration(sh, &stability, depth, all_decided, self.root_moves.len()) {
                 break;
             }
         }

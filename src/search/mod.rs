@@ -84,10 +84,7 @@ pub struct SearchLimits {
     /// Maximum nodes (main thread count).
     pub nodes: Option<u64>,
     /// Stop starting iterations after this.
-    pub soft_time: Option<Duration>,
-    /// Whether `soft_time` is a game clock's budget, stretched or shrunk by
-    /// the iterations' [`Stability`]; a fixed move time is not.
-    pub adaptive_soft_time: bool,
+    pub soft_time: Option<SoftTime>,
     /// Stop at once after this.
     pub hard_time: Option<Duration>,
     /// Leaf noise amplitude in centi-men (weaker levels).
@@ -115,6 +112,35 @@ pub struct SearchLimits {
     /// Centi-men a draw found by the search (repetition, forty moves, a
     /// database draw) is worth less than 0 to the root's side to move.
     pub contempt: i32,
+}
+
+/// When a search stops starting iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftTime {
+    /// After this time, whatever the iterations found (a fixed move time).
+    Fixed(Duration),
+    /// After a game clock's budget for the move, stretched or shrunk by the
+    /// iterations' [`Stability`] within the hard limit.
+    Clock(Duration),
+}
+
+impl SoftTime {
+    /// The time before any scaling.
+    #[must_use]
+    pub fn budget(self) -> Duration {
+        match self {
+            SoftTime::Fixed(t) | SoftTime::Clock(t) => t,
+        }
+    }
+
+    /// The same kind of limit, `spent` earlier.
+    #[must_use]
+    pub fn saturating_sub(self, spent: Duration) -> SoftTime {
+        match self {
+            SoftTime::Fixed(t) => SoftTime::Fixed(t.saturating_sub(spent)),
+            SoftTime::Clock(t) => SoftTime::Clock(t.saturating_sub(spent)),
+        }
+    }
 }
 
 impl SearchLimits {
