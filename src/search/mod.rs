@@ -7,6 +7,8 @@
 //! - [`deepening`]: the root: iterative deepening, helper threads, the result.
 //! - [`node`]: the alpha-beta (principal variation) search of one node, with
 //!   late-move reductions, ProbCut and singular extensions.
+//! - `leaves`: each thread's cache of the static scores of the leaves it
+//!   evaluated.
 //! - [`ordering`]: move-ordering keys, killer moves and the history table.
 //! - `reductions`: how many plies a late quiet move's search loses.
 //! - `singular`: whether the table's move stands alone, to extend it.
