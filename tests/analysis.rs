@@ -217,6 +217,22 @@ fn searchmoves_restricts_the_root() {
 }
 
 #[test]
+fn one_move_of_searchmoves_is_searched_for_the_whole_move_time() {
+    // a root with one legal move stops after two iterations; one move picked
+    // out of seven by searchmoves is analysed for the time given
+    let mut c = session();
+    let start = Instant::now();
+    let out = until(&mut c, "go movetime 400 searchmoves 11-15", "bestmove");
+    let depth = infos(&out, Variant::English)
+        .iter()
+        .map(|i| i.depth)
+        .max()
+        .unwrap();
+    assert!(depth > 4, "searched to depth {depth} only: {out:?}");
+    assert!(start.elapsed() >= Duration::from_millis(300), "{out:?}");
+}
+
+#[test]
 fn searchmoves_with_an_illegal_or_repeated_move_is_one_error() {
     let mut c = session();
     for (line, expect) in [

@@ -202,7 +202,7 @@ fn decided(score: i32, depth: u32) -> bool {
 }
 
 /// Whether no iteration follows the one just finished to `depth`, whose
-/// lines are all `decided`, at a root of `root_moves` moves: unless the
+/// lines are all `decided`, at a root of `root_moves` legal moves: unless the
 /// answer is held (ponder, infinite), when the result is known (decided, or
 /// the solved mini game), the soft limit has passed, or the only move has
 /// been searched twice without a depth limit.
@@ -365,7 +365,10 @@ impl Lines<'_> {
             result.last = its.into_iter().next();
             stability.update(lines[0].1[0], lines[0].0);
             let all_decided = lines.iter().all(|&(s, _)| decided(s, depth));
-            if last_iteration(sh, &stability, depth, all_decided, self.root_moves.len()) {
+            // the root's legal moves, not those searched: one move asked for
+            // by searchmoves is analysed for as long as the limits allow
+            let legal = self.root_moves.len() + self.outside.len();
+            if last_iteration(sh, &stability, depth, all_decided, legal) {
                 break;
             }
         }
