@@ -17,6 +17,8 @@ Usage: python3 benches/missed_shots.py --engine LABEL [--drop 150] [--ms 1000]
 """
 import argparse, json, re, subprocess, sys
 
+from engine_io import last_info
+
 
 def scored(comment):
     # an exact value ("=") is the databases', not a search's
@@ -38,14 +40,7 @@ def shots(path, engine, drop, max_score):
 def search(binary, fen, moves, ms):
     script = f"position fen {fen} moves {' '.join(moves)}\ngo movetime {ms}\n"
     p = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    p.stdin.write(script)
-    p.stdin.flush()
-    last = None
-    for line in p.stdout:
-        if line.startswith("info depth"):
-            last = line.split()
-        if line.startswith("bestmove"):
-            break
+    last = last_info(p, script)
     p.stdin.write("quit\n")
     p.stdin.close()
     p.wait()

@@ -10,6 +10,8 @@ Usage: cargo build --release && python3 benches/search_speed.py NEW BASE [ROUNDS
 """
 import re, subprocess, sys
 
+from engine_io import last_info
+
 NEW, BASE = sys.argv[1], sys.argv[2]
 ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 NODES = sys.argv[4] if len(sys.argv) > 4 else "4000000"
@@ -32,14 +34,7 @@ def game_like(binary):
     p = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     nodes = ms = 0
     for fen in FENS:
-        p.stdin.write(f"position fen {fen}\n{GO}\n")
-        p.stdin.flush()
-        last = None
-        for line in p.stdout:
-            if line.startswith("info depth"):
-                last = line.split()
-            if line.startswith("bestmove"):
-                break
+        last = last_info(p, f"position fen {fen}\n{GO}\n")
         nodes += int(last[last.index("nodes") + 1])
         ms += int(last[last.index("time") + 1])
     p.stdin.write("quit\n")
