@@ -2,7 +2,11 @@
 //! leaves it evaluated, keyed by their full hash. Iterative deepening and
 //! transpositions reach the same leaves again and again; a leaf found here
 //! is not evaluated twice. The scores are the evaluation's own, so a search
-//! visits the same nodes with or without it.
+//! visits the same nodes with or without it. Also the leaf score itself
+//! ([`Worker::leaf_score`]): the cached evaluation plus the levels' noise.
+
+use super::node::Worker;
+use crate::board::Position;
 
 /// Slots in a thread's cache: a power of two, small enough to stay near the
 /// core (16 bytes each).
@@ -50,6 +54,37 @@ impl LeafCache {
     pub(super) fn put(&mut self, hash: u64, score: i32) {
         self.slots[Self::index(hash)] = Slot { key: hash, score };
     }
+}
+
+impl Worker<'_, '_> {
+    /// The static score of a leaf `pos` (key `hash`), with the search's noise.
+    #[inline(always)]
+    pub(super) fn leaf_score(&mut self, pos: &Position, hash: u64) -> i32 {
+        let score = match self.leaves.get(hash) {
+            Some(s) => s,
+            None => {
+                let s = self
+                    .sh
+                    .limits
+                    .eval
+                    .evaluate_cached(pos, &mut self.eval_cache);
+                self.leaves.put(hash, s);
+                s
+            }
+        };
+        score + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise)
+    }
+}
+
+/// The weaker levels' leaf noise: a score in `-amp..=amp` fixed by the hash and seed.
+fn noise_of(hash: u64, seed: u64, amp: i32) -> i32 {
+    if amp == 0 {
+        return 0;
+    }
+    let mut z = hash ^ seed;
+    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z ^= z >> 29;
+    (z % (2 * amp as u64 + 1)) as i32 - amp
 }
 
 #[cfg(test)]

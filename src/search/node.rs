@@ -85,16 +85,6 @@ pub(super) fn from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
-fn noise_of(hash: u64, seed: u64, amp: i32) -> i32 {
-    if amp == 0 {
-        return 0;
-    }
-    let mut z = hash ^ seed;
-    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    z ^= z >> 29;
-    (z % (2 * amp as u64 + 1)) as i32 - amp
-}
-
 /// The internal score of an exact mini-checkers value found `ply` plies from the root.
 fn exact_score(v: crate::solve::GameValue, ply: usize) -> i32 {
     use crate::solve::ValueKind;
@@ -191,24 +181,6 @@ impl<'a, 'r> Worker<'a, 'r> {
     #[inline]
     fn draw_score(&self, ply: usize) -> i32 {
         self.sh.limits.draw_score(ply)
-    }
-
-    /// The static score of a leaf `pos` (key `hash`), with the search's noise.
-    #[inline(always)]
-    fn leaf_score(&mut self, pos: &Position, hash: u64) -> i32 {
-        let score = match self.leaves.get(hash) {
-            Some(s) => s,
-            None => {
-                let s = self
-                    .sh
-                    .limits
-                    .eval
-                    .evaluate_cached(pos, &mut self.eval_cache);
-                self.leaves.put(hash, s);
-                s
-            }
-        };
-        score + noise_of(hash, self.sh.limits.seed, self.sh.limits.noise)
     }
 
     fn is_repetition(&self, hash: u64, quiet: u32) -> bool {
