@@ -19,6 +19,8 @@ import re
 import subprocess
 import sys
 
+from engine_io import field, last_info
+
 
 def games(paths, count):
     """(start FEN or None, moves) of the first `count` games of the PDN files."""
@@ -55,19 +57,11 @@ def game_nodes(kingme, hash_mib, options, fen, moves, depth, plies, every):
     total = 0
     for k in range(0, min(plies, len(moves) + 1), every):
         send(f"{start} moves {' '.join(moves[:k])}" if k else start)
-        send(f"go depth {depth}")
-        nodes = 0
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                sys.exit(f"kingme closed its output (Hash {hash_mib}, ply {k})")
-            if line.startswith("error"):
-                sys.exit(f"kingme: {line.strip()}")
-            m = re.search(r"\bnodes (\d+)", line)
-            if line.startswith("info depth") and m:
-                nodes = int(m.group(1))
-            if line.startswith("bestmove"):
-                break
+        try:
+            last = last_info(p, f"go depth {depth}\n")
+        except RuntimeError as e:
+            sys.exit(f"{e} (Hash {hash_mib}, ply {k})")
+        nodes = field(last, "nodes") if last else 0
         total += nodes
     send("quit")
     p.wait()

@@ -3,7 +3,10 @@ English positions (a new game and hash before each search, databases off).
 
 Usage: cargo build --release && python3 benches/multipv_cost.py target/release/kingme [DEPTH]
 """
-import subprocess, sys, time
+import subprocess, sys
+
+from engine_io import field, last_info
+
 BIN = sys.argv[1]
 DEPTH = int(sys.argv[2]) if len(sys.argv) > 2 else 13
 FENS = [
@@ -17,15 +20,8 @@ p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=
 def send(l): p.stdin.write(l + "\n"); p.stdin.flush()
 def run(fen, mpv):
     send("newgame"); send(f"setoption name MultiPV value {mpv}"); send(f"position fen {fen}")
-    t = time.time(); send(f"go depth {DEPTH}")
-    last = None
-    while True:
-        l = p.stdout.readline().strip()
-        if l.startswith("info depth"): last = l
-        if l.startswith("bestmove"): break
-    wall = time.time() - t
-    w = last.split(); nodes = int(w[w.index("nodes")+1]); ms = int(w[w.index("time")+1])
-    return nodes, ms, l
+    last = last_info(p, f"go depth {DEPTH}\n")
+    return field(last, "nodes"), field(last, "time"), field(last, "pv", str)
 send("setoption name EGDBPieces value 0")
 tot = {1: [0, 0], 4: [0, 0]}
 print(f"depth {DEPTH}")
