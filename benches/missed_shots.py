@@ -17,7 +17,7 @@ Usage: python3 benches/missed_shots.py --engine LABEL [--drop 150] [--ms 1000]
 """
 import argparse, json, re, subprocess, sys
 
-from engine_io import last_info
+from engine_io import field, last_info
 
 
 def scored(comment):
@@ -44,11 +44,10 @@ def search(binary, fen, moves, ms):
     p.stdin.write("quit\n")
     p.stdin.close()
     p.wait()
-    f = {last[k]: last[k + 1] for k in range(len(last) - 1)}
-    score = {"cp": lambda: int(f["cp"]), "draw": lambda: 0, "win": lambda: 10000, "loss": lambda: -10000}[
-        f["score"]
+    score = {"cp": lambda: field(last, "cp"), "draw": lambda: 0, "win": lambda: 10000, "loss": lambda: -10000}[
+        field(last, "score", str)
     ]()
-    return f["pv"], score, int(f["depth"])
+    return field(last, "pv", str), score, field(last, "depth")
 
 
 def main():

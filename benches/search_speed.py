@@ -10,7 +10,7 @@ Usage: cargo build --release && python3 benches/search_speed.py NEW BASE [ROUNDS
 """
 import re, subprocess, sys
 
-from engine_io import last_info
+from engine_io import field, last_info
 
 NEW, BASE = sys.argv[1], sys.argv[2]
 ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 4
@@ -35,8 +35,8 @@ def game_like(binary):
     nodes = ms = 0
     for fen in FENS:
         last = last_info(p, f"position fen {fen}\n{GO}\n")
-        nodes += int(last[last.index("nodes") + 1])
-        ms += int(last[last.index("time") + 1])
+        nodes += field(last, "nodes")
+        ms += field(last, "time")
     p.stdin.write("quit\n")
     p.stdin.flush()
     p.wait()
