@@ -2,7 +2,8 @@
 //! knowing the textbook positions; slice-by-slice builds identical to the
 //! one-shot build; and the faults: truncated and corrupted files, missing or
 //! unwritable directories, a killed build restarted, two builds at once,
-//! malformed FENs in a batch, probing from many threads.
+//! malformed FENs in a batch, probing from many threads; a line per slice
+//! when the output is not a terminal.
 
 mod common;
 
@@ -138,6 +139,28 @@ fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice
     }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&one);
+}
+
+#[test]
+fn a_build_whose_output_is_not_a_terminal_still_gives_a_line_per_slice() {
+    // no --quiet: the progress bar draws nothing into a pipe, and the slices'
+    // lines must not vanish with it
+    let dir = temp_dir("egdb-piped-lines");
+    let out = kingme_egdb("build", &["--threads", "1", "--pieces", "3"], &dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let plan = egdb::plan(3);
+    for slice in &plan {
+        let want = format!("{slice} {} positions in ", slice.positions());
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&want)),
+            "no line for {slice}:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains(&format!("built {} slices", plan.len())),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -256,6 +256,18 @@ struct Bar {
     json_failed: bool,
 }
 
+impl Bar {
+    /// A line above the bar; on standard error when the bar draws nothing
+    /// (not a terminal), which would drop it.
+    fn say(&self, line: String) {
+        if self.bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+}
+
 impl TournamentProgress for Bar {
     fn game(&mut self, r: &GameRecord, standings: &Standings) {
         let mut msg;
@@ -286,7 +298,7 @@ impl TournamentProgress for Bar {
             };
         }
         if let Some(side) = r.termination.fault() {
-            self.bar.println(format!(
+            self.say(format!(
                 "game {}: {} ({side} at fault)",
                 r.round, r.termination
             ));
@@ -300,7 +312,7 @@ impl TournamentProgress for Bar {
                 write_json(p, &standings.report())
             };
             if let Err(e) = written {
-                self.bar.println(format!("kingme-referee: {e:#}"));
+                self.say(format!("kingme-referee: {e:#}"));
                 self.json_failed = true;
             }
         }

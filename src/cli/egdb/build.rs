@@ -86,7 +86,8 @@ pub(super) fn run_build(a: BuildArgs) -> Result<(), String> {
                 b.bytes.0,
                 b.bytes.1
             );
-            if quiet {
+            // a bar that draws nothing (no terminal) would drop the line too
+            if quiet || bar.is_hidden() {
                 println!("{line}");
             } else {
                 bar.println(line);
