@@ -105,6 +105,37 @@ pub(super) fn number<'a, T: std::str::FromStr>(
     }
 }
 
+/// A whole-word number in `range` after a blank; `what` names it in errors.
+pub(super) fn number_in<'a, T: std::str::FromStr + PartialOrd>(
+    what: &'static str,
+    range: std::ops::RangeInclusive<T>,
+) -> impl FnMut(&'a str) -> Res<'a, T> {
+    move |i: &'a str| {
+        let (r, n) = number::<T>(what)(i)?;
+        if range.contains(&n) {
+            Ok((r, n))
+        } else {
+            fail(i.trim_start(), what)
+        }
+    }
+}
+
+/// The value of a limit given at most once: `read` from `rest` into an empty
+/// `slot`, or a failure at the key (`at`) saying `twice` when it is full.
+pub(super) fn once<'a, T>(
+    slot: &mut Option<T>,
+    (at, rest): (&'a str, &'a str),
+    twice: &'static str,
+    mut read: impl Parser<&'a str, Output = T, Error = Expected<'a>>,
+) -> Result<&'a str, nom::Err<Expected<'a>>> {
+    if slot.is_some() {
+        return fail(at, twice).map(|(r, ())| r);
+    }
+    let (r, v) = read.parse(rest)?;
+    *slot = Some(v);
+    Ok(r)
+}
+
 /// A time in milliseconds; a negative clock (some GUIs send one) counts as 0.
 pub(super) fn millis<'a>(what: &'static str) -> impl FnMut(&'a str) -> Res<'a, u64> {
     move |i: &'a str| {

@@ -2,13 +2,16 @@
 //! count, `review`'s limits and `perft`'s depth, each range from the constant
 //! that declares it.
 
-use super::lexeme::{end, fail, millis, move_token, number, word, Res, MOVE};
+use super::lexeme::{end, fail, millis, move_token, number, number_in, once, word, Res, MOVE};
 use crate::engine::GO_KEYS;
 use crate::protocol::command::{
     Command, GoParams, ReviewParams, MAX_ANALYZE_LINES, MAX_GO_DEPTH, MAX_PERFT_DEPTH,
 };
+use crate::review::Sides;
 use nom::character::complete::space0;
+use nom::combinator::map;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 /// What `go` takes, from the engine's list of limits.
 static GO_OPTION: LazyLock<String> =
@@ -24,6 +27,7 @@ static PERFT_DEPTH: LazyLock<String> =
     LazyLock::new(|| format!("a depth from 1 to {MAX_PERFT_DEPTH}"));
 
 pub(super) fn go_args(i: &str) -> Res<'_, Command> {
+    const TWICE: &str = "each go limit at most once";
     let mut p = GoParams::default();
     let mut r = i;
     loop {
@@ -34,76 +38,47 @@ pub(super) fn go_args(i: &str) -> Res<'_, Command> {
         let at = rest;
         let (rest, key) = word(rest)?;
         let k = key.to_ascii_lowercase();
+        let place = (at, rest);
+        let ms = |what| map(millis(what), Duration::from_millis);
         // each limit once; `searchmoves` takes the rest of the line
-        let once = |taken: bool| {
-            if taken {
-                fail(at, "each go limit at most once")
-            } else {
-                Ok((rest, ()))
-            }
-        };
-        let ms = std::time::Duration::from_millis;
         r = match k.as_str() {
-            "depth" => {
-                once(p.depth.is_some())?;
-                let (rest2, d) = depth_limit(rest)?;
-                p.depth = Some(d);
-                rest2
-            }
-            "nodes" => {
-                once(p.nodes.is_some())?;
-                let (rest2, n) = node_limit(rest)?;
-                p.nodes = Some(n);
-                rest2
-            }
-            "movetime" => {
-                once(p.movetime.is_some())?;
-                let (rest2, n) = number::<u64>("milliseconds after movetime")(rest)?;
-                p.movetime = Some(ms(n));
-                rest2
-            }
-            "wtime" | "btime" | "winc" | "binc" => {
-                let field = match k.as_str() {
-                    "wtime" => &mut p.wtime,
-                    "btime" => &mut p.btime,
-                    "winc" => &mut p.winc,
-                    _ => &mut p.binc,
+            "depth" => once(&mut p.depth, place, TWICE, depth_limit)?,
+            "nodes" => once(&mut p.nodes, place, TWICE, node_limit)?,
+            "movetime" => once(
+                &mut p.movetime,
+                place,
+                TWICE,
+                map(
+                    number::<u64>("milliseconds after movetime"),
+                    Duration::from_millis,
+                ),
+            )?,
+            "wtime" => once(&mut p.wtime, place, TWICE, ms("milliseconds after wtime"))?,
+            "btime" => once(&mut p.btime, place, TWICE, ms("milliseconds after btime"))?,
+            "winc" => once(&mut p.winc, place, TWICE, ms("milliseconds after winc"))?,
+            "binc" => once(&mut p.binc, place, TWICE, ms("milliseconds after binc"))?,
+            "movestogo" => once(
+                &mut p.movestogo,
+                place,
+                TWICE,
+                number_in("a move count from 1 after movestogo", 1..=u32::MAX),
+            )?,
+            "trace" => once(
+                &mut p.trace,
+                place,
+                TWICE,
+                number("a node count after trace"),
+            )?,
+            "infinite" | "ponder" => {
+                let flag = if k == "ponder" {
+                    &mut p.ponder
+                } else {
+                    &mut p.infinite
                 };
-                once(field.is_some())?;
-                let what = match k.as_str() {
-                    "wtime" => "milliseconds after wtime",
-                    "btime" => "milliseconds after btime",
-                    "winc" => "milliseconds after winc",
-                    _ => "milliseconds after binc",
-                };
-                let (rest2, n) = millis(what)(rest)?;
-                *field = Some(ms(n));
-                rest2
-            }
-            "movestogo" => {
-                once(p.movestogo.is_some())?;
-                let what = "a move count from 1 after movestogo";
-                let (rest2, n) = number::<u32>(what)(rest)?;
-                if n == 0 {
-                    return fail(rest.trim_start(), what);
+                if *flag {
+                    return fail(at, TWICE);
                 }
-                p.movestogo = Some(n);
-                rest2
-            }
-            "trace" => {
-                once(p.trace.is_some())?;
-                let (rest2, n) = number::<u64>("a node count after trace")(rest)?;
-                p.trace = Some(n);
-                rest2
-            }
-            "infinite" => {
-                once(p.infinite)?;
-                p.infinite = true;
-                rest
-            }
-            "ponder" => {
-                once(p.ponder)?;
-                p.ponder = true;
+                *flag = true;
                 rest
             }
             "searchmoves" => {
@@ -128,41 +103,28 @@ pub(super) fn go_args(i: &str) -> Res<'_, Command> {
 }
 
 pub(super) fn analyze_args(i: &str) -> Res<'_, Command> {
-    let what: &'static str = &ANALYZE_LINES;
     if end(i).is_ok() {
         return Ok(("", Command::Analyze(None)));
     }
-    let (r, n) = number::<u32>(what)(i)?;
-    if n == 0 || n > MAX_ANALYZE_LINES {
-        return fail(i.trim_start(), what);
-    }
+    let (r, n) = number_in(&ANALYZE_LINES, 1..=MAX_ANALYZE_LINES)(i)?;
     let (r, ()) = end(r)?;
     Ok((r, Command::Analyze(Some(n))))
 }
 
 /// The depth after `depth`, 1 to [`MAX_GO_DEPTH`].
 fn depth_limit(rest: &str) -> Res<'_, u32> {
-    let what: &'static str = &GO_DEPTH;
-    let (r, d) = number::<u32>(what)(rest)?;
-    if d == 0 || d > MAX_GO_DEPTH {
-        return fail(rest.trim_start(), what);
-    }
-    Ok((r, d))
+    number_in(&GO_DEPTH, 1..=MAX_GO_DEPTH)(rest)
 }
 
 /// The node count after `nodes`, from 1.
 fn node_limit(rest: &str) -> Res<'_, u64> {
-    let what = "a node count from 1 to 2^64-1 after nodes";
-    let (r, n) = number::<u64>(what)(rest)?;
-    if n == 0 {
-        return fail(rest.trim_start(), what);
-    }
-    Ok((r, n))
+    number_in("a node count from 1 to 2^64-1 after nodes", 1..=u64::MAX)(rest)
 }
 
 pub(super) fn review_args(i: &str) -> Res<'_, Command> {
+    const TWICE: &str = "each review limit at most once";
     let mut p = ReviewParams::default();
-    let mut side = false;
+    let mut side = None;
     let mut r = i;
     loop {
         let (rest, _) = space0(r)?;
@@ -171,58 +133,42 @@ pub(super) fn review_args(i: &str) -> Res<'_, Command> {
         }
         let at = rest;
         let (rest, key) = word(rest)?;
-        let once = |taken: bool| {
-            if taken {
-                fail(at, "each review limit at most once")
-            } else {
-                Ok((rest, ()))
-            }
-        };
+        let place = (at, rest);
         r = match key.to_ascii_lowercase().as_str() {
-            "movetime" => {
-                once(p.movetime.is_some())?;
-                let what = "milliseconds from 1 after movetime";
-                let (rest2, n) = number::<u64>(what)(rest)?;
-                if n == 0 {
-                    return fail(rest.trim_start(), what);
-                }
-                p.movetime = Some(std::time::Duration::from_millis(n));
-                rest2
-            }
-            "depth" => {
-                once(p.depth.is_some())?;
-                let (rest2, d) = depth_limit(rest)?;
-                p.depth = Some(d);
-                rest2
-            }
-            "nodes" => {
-                once(p.nodes.is_some())?;
-                let (rest2, n) = node_limit(rest)?;
-                p.nodes = Some(n);
-                rest2
-            }
+            "movetime" => once(
+                &mut p.movetime,
+                place,
+                TWICE,
+                map(
+                    number_in("milliseconds from 1 after movetime", 1..=u64::MAX),
+                    Duration::from_millis,
+                ),
+            )?,
+            "depth" => once(&mut p.depth, place, TWICE, depth_limit)?,
+            "nodes" => once(&mut p.nodes, place, TWICE, node_limit)?,
             "side" => {
-                once(side)?;
-                side = true;
-                let what = "black, white or both after side";
-                let (rest2, w) = word(rest).or_else(|_| fail(rest.trim_start(), what))?;
-                p.side = match w.parse() {
-                    Ok(s) => s,
-                    Err(_) => return fail(rest.trim_start(), what),
-                };
-                rest2
+                let r = once(&mut side, place, TWICE, side_name)?;
+                p.side = side.expect("read above");
+                r
             }
             _ => return fail(at, "movetime, depth, nodes or side"),
         };
     }
 }
 
-pub(super) fn perft_args(i: &str) -> Res<'_, Command> {
-    let what: &'static str = &PERFT_DEPTH;
-    let (r, d) = number::<u32>(what)(i)?;
-    if d == 0 || d > MAX_PERFT_DEPTH {
-        return fail(i.trim_start(), what);
+/// The side after `side`: `black`, `white` or `both`.
+fn side_name(rest: &str) -> Res<'_, Sides> {
+    let what = "black, white or both after side";
+    let at = rest.trim_start();
+    let (r, w) = word(rest).or_else(|_| fail(at, what))?;
+    match w.parse() {
+        Ok(s) => Ok((r, s)),
+        Err(_) => fail(at, what),
     }
+}
+
+pub(super) fn perft_args(i: &str) -> Res<'_, Command> {
+    let (r, d) = number_in(&PERFT_DEPTH, 1..=MAX_PERFT_DEPTH)(i)?;
     let (r, ()) = end(r)?;
     Ok((r, Command::Perft(d)))
 }
