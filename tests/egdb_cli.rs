@@ -61,11 +61,16 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn four_piece_set_verifies_knows_the_textbook_and_builds_the_same_slice_by_slice() {
     let dir = temp_dir("egdb-four");
     build(&dir, 4);
-    let out = kingme_egdb("verify", &[], &dir);
+    // a sample of each larger slice: the full check of every position is
+    // `verify` without `--sample` (the 3-piece test below runs it)
+    let out = kingme_egdb("verify", &["--sample", "20000"], &dir);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("0 failed"), "{stdout}");
     assert!(stdout.contains("up to 4 pieces"), "{stdout}");
+    // a slice with fewer positions than the sample is checked whole
+    assert!(stdout.contains("bm1bk0wm1wk0 ok 1568\n"), "{stdout}");
+    assert!(stdout.contains("bm1bk1wm1wk1 ok 20000\n"), "{stdout}");
 
     // textbook positions, both sides to move
     let cases = [
@@ -513,5 +518,55 @@ fn probes_that_do_not_wait_answer_loading_until_the_slice_is_read() {
     );
     let (m, v) = tb.best_move_now(&lasker).unwrap().unwrap();
     assert_eq!((m, v), tb.best_move(&lasker).unwrap().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A sound file whose value disagrees with the rules: one quiet won
+/// position of king against king stored as a draw, written as a good
+/// compact file (its checksum matches). Probing reads the wrong value;
+/// `verify` names the slice as inconsistent (and the slices that capture
+/// into it) and passes a slice that does not reach it in one move.
+#[test]
+fn verify_finds_a_value_that_disagrees_with_the_rules() {
+    let dir = temp_dir("egdb-inconsistent");
+    build(&dir, 3);
+    let mat: Material = "bm0bk1wm0wk1".parse().unwrap();
+    let ix = egdb::index::SliceIndex::new(mat);
+    let mut tb = Tablebase::new();
+    tb.add_directory(&dir).unwrap();
+    let (mut values, dtc) = egdb::convert::read_slice(mat, &tb).unwrap();
+    let first_quiet = |want: Wdl| {
+        (0..ix.len())
+            .find(|&i| {
+                ix.position(i).is_some_and(|p| {
+                    egdb::compact::left_out(&p).is_none() && tb.probe_wdl(&p).unwrap() == want
+                })
+            })
+            .unwrap()
+    };
+    let (win, draw) = (first_quiet(Wdl::Win), first_quiet(Wdl::Draw));
+    let won = ix.position(win).unwrap();
+    values[win as usize] = values[draw as usize];
+    drop(tb);
+    let source = egdb::convert::Unpacked {
+        values: &values,
+        dtc: &dtc,
+    };
+    egdb::convert::write_slice(&dir, mat, &source).unwrap();
+
+    let mut tb = Tablebase::new();
+    tb.add_directory(&dir).unwrap();
+    tb.check_slice(mat).unwrap();
+    assert_eq!(tb.probe_wdl(&won).unwrap(), Wdl::Draw);
+    for args in [&[][..], &["--sample", "100000"][..]] {
+        let out = kingme_egdb("verify", args, &dir);
+        let s = text(&out.stdout);
+        assert!(!out.status.success(), "{s}");
+        assert!(
+            s.contains("bm0bk1wm0wk1 FAILED") && s.contains("inconsistent"),
+            "{s}"
+        );
+        assert!(s.contains("bm1bk0wm1wk0 ok 1568\n"), "{s}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -130,8 +130,9 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 /// Checks slice `mat` in `dir`: both files open, and every position (or
-/// `sample` positions drawn at random) agrees with its children. `tb` must
-/// hold this slice and the slices it depends on. Returns the positions checked.
+/// `sample` positions drawn at random, where the slice has more) agrees
+/// with its children. `tb` must hold this slice and the slices it depends
+/// on. Returns the positions checked.
 pub fn verify_slice(
     tb: &Tablebase,
     dir: &Path,
@@ -141,11 +142,11 @@ pub fn verify_slice(
     let stored_files = Stored::open(tb, dir, mat)?;
     let ix = SliceIndex::new(mat);
     let indices: Vec<u64> = match sample {
-        None => (0..ix.len()).collect(),
-        Some(k) => {
+        Some(k) if k < ix.len() => {
             let mut state = ix.len() ^ 0x6b69_6e67_6d65;
             (0..k).map(|_| splitmix(&mut state) % ix.len()).collect()
         }
+        _ => (0..ix.len()).collect(),
     };
     let check = |i: u64| -> Result<Option<Mismatch>, ProbeError> {
         let pos = ix.position(i);

@@ -84,7 +84,7 @@ pub struct ProbeArgs {
 pub struct VerifyArgs {
     #[command(flatten)]
     dir: DirArg,
-    /// Check K random positions per slice instead of all.
+    /// Check K random positions of each slice that has more, instead of all.
     #[arg(long, value_name = "K")]
     sample: Option<u64>,
 }
