@@ -2,7 +2,9 @@
 //! count, `review`'s limits and `perft`'s depth, each range from the constant
 //! that declares it.
 
-use super::lexeme::{end, fail, millis, move_token, number, number_in, once, word, Res, MOVE};
+use super::lexeme::{
+    end, fail, millis, move_token, number, number_in, once, word, Expected, Res, MOVE,
+};
 use crate::engine::GO_KEYS;
 use crate::protocol::command::{
     Command, GoParams, ReviewParams, MAX_ANALYZE_LINES, MAX_GO_DEPTH, MAX_PERFT_DEPTH,
@@ -26,19 +28,29 @@ static ANALYZE_LINES: LazyLock<String> =
 static PERFT_DEPTH: LazyLock<String> =
     LazyLock::new(|| format!("a depth from 1 to {MAX_PERFT_DEPTH}"));
 
+/// Where a key starts, and what follows it.
+type Place<'a> = (&'a str, &'a str);
+
+/// The next key of a list of limits: `None` at the end of the line, else
+/// where the key starts and what follows it, and the key.
+fn next_key(i: &str) -> Result<Option<(Place<'_>, &str)>, nom::Err<Expected<'_>>> {
+    let (at, _) = space0(i)?;
+    if at.is_empty() {
+        return Ok(None);
+    }
+    let (rest, key) = word(at)?;
+    Ok(Some(((at, rest), key)))
+}
+
 pub(super) fn go_args(i: &str) -> Res<'_, Command> {
     const TWICE: &str = "each go limit at most once";
     let mut p = GoParams::default();
     let mut r = i;
     loop {
-        let (rest, _) = space0(r)?;
-        if rest.is_empty() {
-            return Ok((rest, Command::Go(p)));
-        }
-        let at = rest;
-        let (rest, key) = word(rest)?;
+        let Some((place @ (at, rest), key)) = next_key(r)? else {
+            return Ok(("", Command::Go(p)));
+        };
         let k = key.to_ascii_lowercase();
-        let place = (at, rest);
         let ms = |what| map(millis(what), Duration::from_millis);
         // each limit once; `searchmoves` takes the rest of the line
         r = match k.as_str() {
@@ -127,13 +139,9 @@ pub(super) fn review_args(i: &str) -> Res<'_, Command> {
     let mut side = None;
     let mut r = i;
     loop {
-        let (rest, _) = space0(r)?;
-        if rest.is_empty() {
-            return Ok((rest, Command::Review(p)));
-        }
-        let at = rest;
-        let (rest, key) = word(rest)?;
-        let place = (at, rest);
+        let Some((place @ (at, _), key)) = next_key(r)? else {
+            return Ok(("", Command::Review(p)));
+        };
         r = match key.to_ascii_lowercase().as_str() {
             "movetime" => once(
                 &mut p.movetime,
