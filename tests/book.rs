@@ -642,3 +642,39 @@ fn shard_builds_merge_into_one_book_of_every_root_that_a_build_continues() {
     );
     assert!(!dir.join("refused.kmb").exists());
 }
+
+#[test]
+fn a_build_whose_output_is_not_a_terminal_logs_its_progress_in_plain_lines() {
+    // no --quiet and standard error a pipe: the bar draws nothing there, so the
+    // build writes a line of its progress each KINGME_PROGRESS_SECS instead
+    let dir = temp_dir("logged");
+    let out = dir.join("logged.kmb");
+    let o = Command::new(env!("CARGO_BIN_EXE_kingme"))
+        .args(["book", "build", "--out", out.to_str().unwrap()])
+        .args(["--time", "3", "--depth", "6", "--threads", "1"])
+        .env("KINGME_PROGRESS_SECS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let progress: Vec<&str> = err
+        .lines()
+        .filter(|l| {
+            let b = l.as_bytes();
+            b.len() > 9
+                && b[..8].iter().enumerate().all(|(i, c)| match i {
+                    2 | 5 => *c == b':',
+                    _ => c.is_ascii_digit(),
+                })
+                && l[9..]
+                    .split([' ', ','])
+                    .next()
+                    .is_some_and(|w| w.ends_with("/3"))
+        })
+        .collect();
+    assert!(!progress.is_empty(), "no progress line in:\n{err}");
+    assert!(
+        progress.iter().any(|l| l.contains("positions (+")),
+        "no line carries the build's message:\n{err}"
+    );
+}

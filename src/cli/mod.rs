@@ -10,6 +10,7 @@ pub(crate) mod egdb;
 pub(crate) mod endings;
 pub(crate) mod merge;
 pub(crate) mod perft;
+mod progress;
 pub(crate) mod rescore;
 pub(crate) mod review;
 pub(crate) mod serve;
@@ -17,21 +18,11 @@ mod signals;
 pub(crate) mod solve;
 pub(crate) mod train;
 
+pub(crate) use progress::progress_bar;
 pub(crate) use signals::stop_on_signal;
 
 pub(crate) fn evaluator_of(text: &str) -> Result<kingme::eval::Evaluator, String> {
     kingme::eval::Evaluator::from_name(text).map_err(|e| e.to_string())
-}
-
-pub(crate) fn progress_bar(len: u64, quiet: bool, template: &str) -> indicatif::ProgressBar {
-    if quiet {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
 }
 
 /// `threads`, or one per core when not given.

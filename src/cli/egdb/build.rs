@@ -40,17 +40,11 @@ pub(super) fn run_build(a: BuildArgs) -> Result<(), String> {
     let dir = dir_of(&a.dir)?;
     egdb::cache::set_capacity((a.cache as usize) << 20);
     let t = Instant::now();
-    let bar = if a.quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(0);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
-        ) {
-            b.set_style(style.progress_chars("=> "));
-        }
-        b
-    };
+    let bar = crate::cli::progress_bar(
+        0,
+        a.quiet,
+        "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
+    );
     let opts = egdb::BuildOptions {
         slice: a.slice,
         threads: a.threads,

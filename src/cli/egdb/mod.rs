@@ -142,17 +142,11 @@ fn run_convert(a: ConvertArgs) -> Result<(), String> {
     if slices.is_empty() {
         return Err(format!("no database slices in {}", dir.display()));
     }
-    let bar = if a.quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(slices.iter().map(|m| m.positions()).sum());
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
-        ) {
-            b.set_style(style.progress_chars("=> "));
-        }
-        b
-    };
+    let bar = crate::cli::progress_bar(
+        slices.iter().map(|m| m.positions()).sum(),
+        a.quiet,
+        "{msg:14} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} elapsed, eta {eta}",
+    );
     let t = Instant::now();
     let (mut before, mut after) = ((0u64, 0u64), (0u64, 0u64));
     let (mut done, mut kept) = (0, 0);
