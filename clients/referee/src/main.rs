@@ -16,6 +16,7 @@ use kingme_referee::runner::{
 use kingme_referee::schedule::{Entrant, Schedule, Shard, TournamentKind};
 use kingme_referee::stats::{fmt_elo, Sprt};
 use kingme_referee::EngineSpec;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -254,6 +255,9 @@ struct Bar {
     two: bool,
     /// Whether writing the JSON failed once (reported then, not tried again).
     json_failed: bool,
+    /// Whether each game's standing goes to standard error as a plain line:
+    /// a bar was asked for but standard error is not a terminal (a log).
+    plain: bool,
 }
 
 impl Bar {
@@ -303,8 +307,13 @@ impl TournamentProgress for Bar {
                 r.round, r.termination
             ));
         }
+        let played = standings.games().len() as u64;
+        if self.plain {
+            let total = self.bar.length().unwrap_or(0);
+            eprintln!("{} game {played}/{total} {msg}", clock(self.bar.elapsed()));
+        }
         self.bar.set_message(msg);
-        self.bar.set_position(standings.games().len() as u64);
+        self.bar.set_position(played);
         if let (Some(p), false) = (&self.json, self.json_failed) {
             let written = if self.two {
                 write_json(p, &standings.match_report())
@@ -317,6 +326,12 @@ impl TournamentProgress for Bar {
             }
         }
     }
+}
+
+/// `d` as hours:minutes:seconds.
+fn clock(d: Duration) -> String {
+    let t = d.as_secs();
+    format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
 }
 
 /// Writes the summary to `path` atomically (a temporary file beside it,
@@ -623,6 +638,7 @@ fn run_match_cli(a: MatchArgs) -> Result<()> {
         json: a.json.clone(),
         two,
         json_failed: false,
+        plain: !a.quiet && !std::io::stderr().is_terminal(),
     };
     let standings = run_tournament(&cfg, &mut progress)?;
     progress.bar.finish_and_clear();

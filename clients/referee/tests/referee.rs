@@ -365,6 +365,26 @@ fn command_line_writes_pdn_and_json() {
     assert_eq!(pairs, 1);
     let games = parse_pdn(&std::fs::read_to_string(&pdn).unwrap()).unwrap();
     assert_eq!(games.len(), 2);
+    let quiet_err = String::from_utf8_lossy(&out.stderr);
+    assert!(!quiet_err.contains(" game 1/2 "), "--quiet: {quiet_err}");
+
+    // Without --quiet and with standard error a pipe (a log), each game's
+    // standing is a plain line there, since the bar draws nothing.
+    let out = referee(&server.spec(), &kingme)
+        .env("KINGME_TOKEN", "s3cret")
+        .args(["--option-a", "Level=easy", "--option-b", "Level=easy"])
+        .args(["--games", "2", "--movetime", "20"])
+        .output()
+        .expect("run kingme-referee");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for n in 1..=2 {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!(" game {n}/2 A +")) && l.contains("Elo")),
+            "no line for game {n}: {err}"
+        );
+    }
 
     // A bad option stops the match before any game, with the engine's reason.
     let limits = ["--games", "2", "--movetime", "20"];
