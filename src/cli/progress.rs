@@ -6,7 +6,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{FormattedDuration, ProgressBar, ProgressStyle};
 
 /// The environment variable that sets the seconds between two plain progress
 /// lines (whole seconds, at least 1).
@@ -59,13 +59,16 @@ fn log_lines(bar: &ProgressBar, every: Duration) {
 fn line(bar: &ProgressBar) -> String {
     let elapsed = bar.elapsed();
     let pos = bar.position();
-    let mut s = clock(elapsed);
+    let mut s = FormattedDuration(elapsed).to_string();
     match bar.length() {
         Some(len) if len > 0 => {
             s.push_str(&format!(" {pos}/{len}"));
             if pos > 0 && pos < len {
                 let left = elapsed.as_secs_f64() * (len - pos) as f64 / pos as f64;
-                s.push_str(&format!(" (eta {})", clock(Duration::from_secs_f64(left))));
+                s.push_str(&format!(
+                    " (eta {})",
+                    FormattedDuration(Duration::from_secs_f64(left))
+                ));
             }
         }
         _ => s.push_str(&format!(" {pos}")),
@@ -76,12 +79,6 @@ fn line(bar: &ProgressBar) -> String {
         s.push_str(&msg);
     }
     s
-}
-
-/// `d` as hours:minutes:seconds.
-fn clock(d: Duration) -> String {
-    let t = d.as_secs();
-    format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
 }
 
 #[cfg(test)]
@@ -105,11 +102,15 @@ mod tests {
     }
 
     #[test]
-    fn clock_reads_hours_minutes_seconds() {
-        assert_eq!(
-            clock(Duration::from_secs(3 * 3600 + 4 * 60 + 5)),
-            "03:04:05"
-        );
-        assert_eq!(clock(Duration::from_secs(59)), "00:00:59");
+    fn a_line_starts_with_the_time_elapsed_as_hours_minutes_seconds() {
+        let l = line(&ProgressBar::hidden());
+        let b = l.as_bytes();
+        assert!(b.len() >= 8, "{l}");
+        for (i, c) in b[..8].iter().enumerate() {
+            match i {
+                2 | 5 => assert_eq!(*c, b':', "{l}"),
+                _ => assert!(c.is_ascii_digit(), "{l}"),
+            }
+        }
     }
 }

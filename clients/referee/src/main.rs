@@ -310,7 +310,10 @@ impl TournamentProgress for Bar {
         let played = standings.games().len() as u64;
         if self.plain {
             let total = self.bar.length().unwrap_or(0);
-            eprintln!("{} game {played}/{total} {msg}", clock(self.bar.elapsed()));
+            eprintln!(
+                "{} game {played}/{total} {msg}",
+                indicatif::FormattedDuration(self.bar.elapsed())
+            );
         }
         self.bar.set_message(msg);
         self.bar.set_position(played);
@@ -326,12 +329,6 @@ impl TournamentProgress for Bar {
             }
         }
     }
-}
-
-/// `d` as hours:minutes:seconds.
-fn clock(d: Duration) -> String {
-    let t = d.as_secs();
-    format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
 }
 
 /// Writes the summary to `path` atomically (a temporary file beside it,
